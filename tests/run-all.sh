@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Build neuronlens twice (release-style and ASan+UBSan) and run every meson test suite on both.
+# The client suite installs pinned MCP clients from the npm registry into .mcp-clients/ (git-ignored)
+# on first use; without node/npm it is skipped with a printed reason. Exit status: non-zero on any
+# failure. Used verbatim by the README's test command and by .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_and_test() {
+    local dir=$1; shift
+    if [ ! -f "$dir/build.ninja" ]; then
+        meson setup "$dir" "$@"
+    fi
+    ninja -C "$dir"
+    meson test -C "$dir" --print-errorlogs --num-processes 2 --timeout-multiplier 3
+}
+
+build_and_test build
+build_and_test build-asan -Db_sanitize=address,undefined -Db_lundef=false
+echo "all suites passed (build and build-asan)"
