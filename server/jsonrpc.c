@@ -61,7 +61,7 @@ void rpc_parse(const char *line, size_t len, rpc_message *msg)
 {
     memset(msg, 0, sizeof *msg);
     json_error_t jerr;
-    msg->root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
+    msg->root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL | JSON_DECODE_ANY, &jerr);
     if (!msg->root) {
         char text[200];
         snprintf(text, sizeof text, "Parse error: %.100s at byte %d", jerr.text, jerr.position);

@@ -23,8 +23,9 @@ static long sleep_cancellable(nl_call *call, long ms, long progress_every_ms)
 {
     long slept = 0;
     while (slept < ms && !nl_call_cancelled(call)) {
-        sleep_ms(FIXTURE_SLEEP_SLICE_MS);
-        slept += FIXTURE_SLEEP_SLICE_MS;
+        long slice = ms - slept < FIXTURE_SLEEP_SLICE_MS ? ms - slept : FIXTURE_SLEEP_SLICE_MS;
+        sleep_ms(slice);
+        slept += slice;
         if (progress_every_ms > 0 && slept % progress_every_ms == 0)
             nl_call_progress(call, (double)slept, (double)ms, "sleeping");
     }
