@@ -208,7 +208,7 @@ static void *worker_main(void *arg)
     nl_jobs *jobs = arg;
     pthread_mutex_lock(&jobs->lock);
     for (;;) {
-        job *j;
+        job *j = NULL;
         while (!jobs->shutdown && !(j = next_queued(jobs)))
             pthread_cond_wait(&jobs->work, &jobs->lock);
         if (jobs->shutdown)
