@@ -10,7 +10,7 @@
 
 static void print_json(json_t *value)
 {
-    char *s = json_dumps(value, JSON_INDENT(2) | JSON_ENCODE_ANY);
+    char *s = json_dumps(value, JSON_INDENT(2) | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
     if (s)
         puts(s);
     free(s);

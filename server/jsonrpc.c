@@ -81,7 +81,7 @@ char *rpc_dump_take(json_t *value)
 {
     if (!value)
         return NULL;
-    char *s = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+    char *s = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
     json_decref(value);
     return s;
 }

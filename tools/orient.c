@@ -1,12 +1,309 @@
-/* orient — MCP tool: what is at a path (profiles, ranks, cores, files, pairing, versions, data quality,
- * suggested next calls). The entry point of every investigation. */
+/* orient — MCP tool: what is at a path. The entry point of every investigation.
+ *
+ * Scans with the catalog (classification by name and content, NEFF↔NTFF pairing by uuid, exports
+ * attached to their NTFF, ranks from capture directories) and lists, per page, the profiles found —
+ * device profiles, one system profile per capture directory with ntrace.pb + trace_info.pb, one
+ * framework profile per trace.json — each with its files, versions, what each tool can answer for it and
+ * its data-quality problems with fixes. Instruction counts and total time appear when the export is
+ * small (ORIENT_LOAD_MAX_BYTES, read into the shared model cache so summary is then warm) or already
+ * cached; a large export is left to summary, which reports progress while it reads. */
 #include "tool_common.h"
+#include "model_cache.h"
+#include "device_summary.h"
+#include "shape.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ORIENT_DEFAULT_ROWS 20
+#define ORIENT_CURSOR_TAG "orient"
+#define ORIENT_LOAD_MAX_BYTES (64u << 20) /* exports up to this size are read by orient itself */
+
+typedef struct orient_item {
+    int kind;   /* 0 device, 1 system (rank index), 2 framework (file index) */
+    size_t idx;
+} orient_item;
+
+/* {"tool": status} for the tools that can work on a device profile. */
+static json_t *device_analyses(const nl_catalog_profile *p)
+{
+    const char *summary = p->json_export >= 0 ? "ready" : p->ntff >= 0 ? "needs_export" : "not_supported_yet";
+    return json_pack("{s:s, s:s, s:s, s:s}", "summary", summary, "kernel-attribution", "not_implemented_yet",
+                     "trace-extract", "not_implemented_yet", "collective-gaps", "not_implemented_yet");
+}
+
+/* Data-quality findings of a loaded model (export warnings, missing DMA detail, no source locations). */
+static void add_model_quality(nl_call *call, const device_model *m, json_t *dq, const char *file)
+{
+    device_summary *ds = calloc(1, sizeof *ds);
+    nl_error err;
+    if (!ds || device_summary_compute(m, call->cancel, ds, &err)) {
+        free(ds);
+        return;
+    }
+    static const char *const sev[] = {"info", "warning", "error"};
+    for (unsigned i = 0; i < ds->quality_count; i++) {
+        json_t *q = shape_quality(sev[ds->quality[i].severity], ds->quality[i].problem, ds->quality[i].fix, file);
+        json_object_set_new(q, "code", json_string(ds->quality[i].code));
+        json_array_append_new(dq, q);
+    }
+    free(ds);
+}
+
+/* Counts and total time of a device profile whose export is small enough to read now
+ * (ORIENT_LOAD_MAX_BYTES) or already in the model cache; larger ones are left to summary. */
+static void add_counts(nl_call *call, const nl_catalog *cat, const nl_catalog_profile *p, json_t *o)
+{
+    if (p->json_export < 0)
+        return;
+    const nl_catalog_file *f = nl_catalog_file_at(cat, (size_t)p->json_export);
+    nl_model_cache *cache = nl_tools_models(call->tools);
+    nl_model_ref *ref = nl_model_cache_peek(cache, f->path);
+    if (!ref && f->size <= ORIENT_LOAD_MAX_BYTES) {
+        nl_error err;
+        nl_model_load_options opt = {.cancel = call->cancel};
+        ref = nl_model_cache_get(cache, f->path, &opt, &err);
+        if (!ref) {
+            char problem[600];
+            snprintf(problem, sizeof problem, "the export cannot be read: %s (%s%s%lld)", err.message,
+                     nl_error_code_name(err.code), err.offset >= 0 ? ", byte " : "", (long long)(err.offset >= 0 ? err.offset : 0));
+            json_array_append_new(json_object_get(o, "data_quality"),
+                                  shape_quality("error", problem, "Export it again with neuron-profile view --output-format json",
+                                                f->rel_path));
+            return;
+        }
+    }
+    if (!ref) {
+        json_object_set_new(o, "counts", json_pack("{s:s}", "note", "export not read yet (large); call summary to read it"));
+        return;
+    }
+    const device_model *m = nl_model_ref_model(ref);
+    const kvlist *sum = device_model_record_get(m, DEVICE_MODEL_SUMMARY);
+    double total_s;
+    json_t *counts = json_pack("{s:I, s:I}", "instructions", (json_int_t)device_model_rows(m, DEVICE_MODEL_INSTRUCTIONS),
+                               "dma_records", (json_int_t)device_model_rows(m, DEVICE_MODEL_DMA));
+    if (sum && kvlist_get_num(sum, "total_time", &total_s))
+        json_object_set_new(counts, "total_time_ns", json_real((double)llround(total_s * 1e12) / 1e3));
+    const kvlist *info = device_model_record_get(m, DEVICE_MODEL_PROFILE_INFO);
+    const char *pv;
+    if (info && kvlist_get_str(info, "profiler_version", &pv))
+        json_object_set_new(json_object_get(o, "versions"), "profiler_version", json_string(pv));
+    if (sum && kvlist_get_str(sum, "compiler_version", &pv))
+        json_object_set_new(json_object_get(o, "versions"), "compiler_version", json_string(pv));
+    json_object_set_new(o, "counts", counts);
+    add_model_quality(call, m, json_object_get(o, "data_quality"), f->rel_path);
+    nl_model_ref_release(ref);
+}
+
+static json_t *device_entry(nl_call *call, const nl_catalog *cat, const nl_catalog_profile *p)
+{
+    json_t *o = shape_profile_label(cat, p);
+    json_t *prov = shape_profile_provenance(cat, p);
+    json_object_set(o, "files", json_object_get(prov, "files"));
+    json_object_set_new(o, "pairing", json_string(nl_pairing_name(p->pairing)));
+    json_t *versions = json_object();
+    const char *keys[] = {"ntff_version", "runtime_version", "instance_type", "instance_id", "neff_uuid", "neff_name"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (json_object_get(prov, keys[i]))
+            json_object_set(versions, keys[i], json_object_get(prov, keys[i]));
+    json_object_set_new(o, "versions", versions);
+    if (p->json_export >= 0) {
+        const nl_catalog_file *f = nl_catalog_file_at(cat, (size_t)p->json_export);
+        json_object_set_new(o, "export_bytes", json_integer((json_int_t)f->size));
+        json_object_set_new(o, "export_link", json_string(nl_export_link_name(p->export_link)));
+    }
+    json_object_set_new(o, "analyses", device_analyses(p));
+    json_t *dq = json_array();
+    shape_catalog_notes(cat, p, dq);
+    if (p->json_export < 0 && p->ntff >= 0)
+        json_array_append_new(dq, shape_quality("info", "no full JSON export next to this NTFF: instruction-level analyses "
+                                                "need one", "summary runs neuron-profile when it is installed here; otherwise "
+                                                "run neuron-profile view --output-format json on the Trainium host", NULL));
+    json_object_set_new(o, "data_quality", dq);
+    add_counts(call, cat, p, o);
+    json_decref(prov);
+    return o;
+}
+
+static json_t *file_rel(const nl_catalog *cat, int idx)
+{
+    return idx >= 0 ? json_string(nl_catalog_file_at(cat, (size_t)idx)->rel_path) : json_null();
+}
+
+static json_t *system_entry(const nl_catalog *cat, const nl_catalog_rank *r)
+{
+    char id[256];
+    snprintf(id, sizeof id, "%s/system", r->id);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I}", "id", id, "kind", "system", "rank", r->id,
+                          "instance", r->instance ? r->instance : "", "pid", (json_int_t)r->pid);
+    json_object_set_new(o, "files", json_pack("{s:o, s:o, s:o, s:o}", "ntrace_pb", file_rel(cat, r->ntrace_pb),
+                                              "trace_info_pb", file_rel(cat, r->trace_info_pb), "cpu_util_pb",
+                                              file_rel(cat, r->cpu_util_pb), "host_mem_pb", file_rel(cat, r->host_mem_pb)));
+    json_object_set_new(o, "analyses", json_pack("{s:s}", "summary", "not_implemented_yet"));
+    json_object_set_new(o, "data_quality", json_array());
+    return o;
+}
+
+static json_t *framework_entry(const nl_catalog *cat, const nl_catalog_file *f)
+{
+    json_t *o = json_pack("{s:s, s:s, s:{s:s}, s:I, s:b}", "id", f->rel_path, "kind", "framework", "files", "trace_json",
+                          f->rel_path, "bytes", (json_int_t)f->size, "gzipped", f->gzipped);
+    json_object_set_new(o, "rank", f->rank >= 0 ? json_string(nl_catalog_rank_at(cat, (size_t)f->rank)->id) : json_null());
+    json_object_set_new(o, "analyses", json_pack("{s:s}", "summary", "not_implemented_yet"));
+    json_object_set_new(o, "data_quality", json_array());
+    return o;
+}
+
+/* Everything orient lists, in a stable order: device profiles, system profiles, framework traces. */
+static size_t collect_items(const nl_catalog *cat, orient_item **out)
+{
+    size_t cap = nl_catalog_profile_count(cat) + nl_catalog_rank_count(cat) + nl_catalog_file_count(cat);
+    orient_item *items = calloc(cap ? cap : 1, sizeof *items);
+    size_t n = 0;
+    for (size_t i = 0; items && i < nl_catalog_profile_count(cat); i++)
+        if (nl_catalog_profile_at(cat, i)->kind != NL_PROFILE_PARQUET_DIR)
+            items[n++] = (orient_item){0, i};
+    for (size_t i = 0; items && i < nl_catalog_rank_count(cat); i++)
+        if (nl_catalog_rank_at(cat, i)->has_system_profile)
+            items[n++] = (orient_item){1, i};
+    for (size_t i = 0; items && i < nl_catalog_file_count(cat); i++)
+        if (nl_catalog_file_at(cat, i)->kind == NL_FILE_KINETO)
+            items[n++] = (orient_item){2, i};
+    for (size_t i = 0; items && i < nl_catalog_profile_count(cat); i++)
+        if (nl_catalog_profile_at(cat, i)->kind == NL_PROFILE_PARQUET_DIR)
+            items[n++] = (orient_item){0, i};
+    *out = items;
+    return n;
+}
+
+static json_t *item_json(nl_call *call, const nl_catalog *cat, const orient_item *it)
+{
+    if (it->kind == 1)
+        return system_entry(cat, nl_catalog_rank_at(cat, it->idx));
+    if (it->kind == 2)
+        return framework_entry(cat, nl_catalog_file_at(cat, it->idx));
+    const nl_catalog_profile *p = nl_catalog_profile_at(cat, it->idx);
+    json_t *o = device_entry(call, cat, p);
+    if (p->kind == NL_PROFILE_PARQUET_DIR) {
+        json_object_set_new(o, "parquet_tables", json_integer((json_int_t)p->parquet_count));
+        json_array_append_new(json_object_get(o, "data_quality"),
+                              shape_quality("info", "neuron-explorer Parquet tables are recognised but not read by this build",
+                                            "Export a full JSON with neuron-profile view --output-format json meanwhile", NULL));
+    }
+    return o;
+}
+
+static json_t *ranks_json(const nl_catalog *cat)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < nl_catalog_rank_count(cat) && i < 64; i++) {
+        const nl_catalog_rank *r = nl_catalog_rank_at(cat, i);
+        json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:b}", "id", r->id, "dir", r->dir,
+                                             "instance", r->instance ? r->instance : "", "pid", (json_int_t)r->pid,
+                                             "neffs", (json_int_t)r->neff_count, "ntffs", (json_int_t)r->ntff_count,
+                                             "files", (json_int_t)r->file_count, "system_profile", r->has_system_profile));
+    }
+    return arr;
+}
+
+static json_t *file_kinds_json(const nl_catalog *cat)
+{
+    size_t count[NL_FILE_KIND_COUNT] = {0};
+    for (size_t i = 0; i < nl_catalog_file_count(cat); i++)
+        count[nl_catalog_file_at(cat, i)->kind]++;
+    json_t *o = json_object();
+    for (int k = 0; k < NL_FILE_KIND_COUNT; k++)
+        if (count[k])
+            json_object_set_new(o, nl_file_kind_name((nl_file_kind)k), json_integer((json_int_t)count[k]));
+    return o;
+}
+
+/* Up to three summary calls, profiles whose export is readable first. */
+static json_t *next_calls_json(const char *path, size_t total, json_t *profiles)
+{
+    json_t *calls = json_array();
+    for (int pass = 0; pass < 2; pass++) {
+        size_t i;
+        json_t *p;
+        json_array_foreach(profiles, i, p) {
+            const char *st = json_string_value(json_object_get(json_object_get(p, "analyses"), "summary"));
+            if (!st || strcmp(json_string_value(json_object_get(p, "kind")), "device") || json_array_size(calls) >= 3 ||
+                (pass == 0) != !strcmp(st, "ready"))
+                continue;
+            json_t *args = json_pack("{s:s}", "path", path);
+            if (total > 1)
+                json_object_set(args, "profile", json_object_get(p, "id"));
+            json_array_append_new(calls, json_pack("{s:s, s:o, s:s}", "tool", "summary", "arguments", args, "why",
+                                                   !strcmp(st, "ready") ? "headline numbers, bottleneck and rule findings"
+                                                                        : "reads the NTFF headers; needs neuron-profile for numbers"));
+        }
+    }
+    return calls;
+}
 
 static int orient_run(const json_t *args, nl_call *call, nl_tool_result *res)
 {
-    (void)args;
-    (void)call;
-    return nl_tool_not_implemented(res, "orient", "the profile catalog (file classification, NEFF/NTFF pairing) is still being built");
+    const char *path = json_string_value(json_object_get(args, "path"));
+    json_t *mr = json_object_get(args, "max_rows");
+    size_t max_rows = mr ? (size_t)json_integer_value(mr) : ORIENT_DEFAULT_ROWS, offset = 0;
+    const char *cursor = json_string_value(json_object_get(args, "cursor"));
+    if (cursor && shape_cursor_parse(cursor, ORIENT_CURSOR_TAG, &offset))
+        return nl_tool_result_error(res, "Invalid arguments for orient — arguments.cursor: not a cursor orient returned; "
+                                    "call orient without a cursor to start from the first page.");
+    nl_error err;
+    nl_error_clear(&err);
+    nl_call_progress(call, 0, 1, "scanning");
+    nl_catalog *cat = nl_catalog_scan(path, NULL, &err);
+    if (!cat)
+        return nl_tool_result_error(res, "Cannot examine %s: %s (%s). Check the path exists and is readable.", path,
+                                    err.message, nl_error_code_name(err.code));
+    orient_item *items = NULL;
+    size_t total = collect_items(cat, &items);
+    if (offset > total) {
+        free(items);
+        nl_catalog_free(cat);
+        return nl_tool_result_error(res, "Invalid arguments for orient — arguments.cursor: beyond the last page (%zu items).", total);
+    }
+    json_t *profiles = json_array();
+    size_t end = offset + max_rows < total ? offset + max_rows : total;
+    for (size_t i = offset; i < end && !nl_call_cancelled(call); i++)
+        json_array_append_new(profiles, item_json(call, cat, &items[i]));
+    json_t *out = json_pack("{s:s, s:o, s:o, s:o, s:I, s:I, s:b}", "path", path, "files", file_kinds_json(cat),
+                            "ranks", ranks_json(cat), "profiles", profiles, "total", (json_int_t)total,
+                            "shown", (json_int_t)(end - offset), "truncated", end < total);
+    char next[64];
+    shape_cursor_make(next, sizeof next, ORIENT_CURSOR_TAG, end);
+    json_object_set_new(out, "next_cursor", end < total ? json_string(next) : json_null());
+    json_t *dq = json_array();
+    for (size_t i = 0; i < nl_catalog_note_count(cat); i++) {
+        const nl_catalog_note *n = nl_catalog_note_at(cat, i);
+        if (n->code == NL_NOTE_FILE_LIMIT || n->code == NL_NOTE_SYMLINK_LOOP || n->code == NL_NOTE_SKIPPED_SPECIAL ||
+            n->code == NL_NOTE_UNREADABLE || n->code == NL_NOTE_DEPTH_LIMIT || n->code == NL_NOTE_INCOMPLETE_SYSTEM ||
+            n->code == NL_NOTE_NEFF_WITHOUT_NTFF || n->code == NL_NOTE_EXPORT_UNATTACHED)
+            json_array_append_new(dq, shape_quality(n->severity == NL_NOTE_WARN ? "warning" : "info", n->message, n->fix, n->path));
+    }
+    if (!total)
+        json_array_append_new(dq, shape_quality("warning", "no Neuron or PyTorch profile was found at this path",
+                                                "Point orient at a capture directory (<instance>_pid_<pid>/), a neuron-profile "
+                                                "JSON export, an NTFF/NEFF pair or a trace.json", NULL));
+    json_object_set_new(out, "data_quality", dq);
+    json_object_set_new(out, "next_calls", next_calls_json(path, total, profiles));
+    json_object_set_new(out, "units", json_pack("{s:s, s:s}", "bytes", "B", "pid", "process id of the capture"));
+    json_object_set_new(out, "provenance", json_pack("{s:s, s:I, s:b}", "scanned", path, "files_examined",
+                                                     (json_int_t)nl_catalog_file_count(cat), "scan_truncated",
+                                                     nl_catalog_truncated(cat)));
+    json_object_set_new(out, "profile", json_null());
+    char text[512];
+    snprintf(text, sizeof text, "%s: %zu profile(s) (%zu shown), %zu rank(s), %zu file(s), %zu data-quality note(s)%s",
+             path, total, end - offset, nl_catalog_rank_count(cat), nl_catalog_file_count(cat), json_array_size(dq),
+             end < total ? "; more with next_cursor" : "");
+    res->text = strdup(text);
+    res->structured = out;
+    free(items);
+    nl_catalog_free(cat);
+    return 0;
 }
 
 const nl_tool_desc nl_tool_orient = {
@@ -19,12 +316,12 @@ const nl_tool_desc nl_tool_orient = {
         "with their fixes, and the next calls to make. Paginated for large directories.",
     .input_schema = "{\"type\": \"object\", \"additionalProperties\": false, \"required\": [\"path\"], \"properties\": {"
         NL_PROP_PATH "," NL_PROP_MAX_ROWS "," NL_PROP_CURSOR "}}",
-    .output_schema = "{\"type\": \"object\", \"required\": [\"profiles\", \"data_quality\", \"provenance\"], \"properties\": {"
+    .output_schema = "{\"type\": \"object\", \"required\": [\"profiles\", \"data_quality\", \"provenance\", \"total\", \"shown\", \"truncated\"], \"properties\": {"
         NL_OUT_ENVELOPE "," NL_OUT_LIST ","
         NL_JSON("path": {"type": "string"},
                 "profiles": {"type": "array", "items": {"type": "object", "required": ["id", "kind"],
                     "properties": {"id": {"type": "string"}, "kind": {"enum": ["device", "system", "framework"]},
-                                   "files": {"type": "array"}, "analyses": {"type": "array"}}}},
+                                   "files": {"type": "object"}, "analyses": {"type": "object"}}}},
                 "next_calls": {"type": "array", "items": {"type": "object"}})
         "}}",
     .run = orient_run,

@@ -6,6 +6,7 @@
  * argument, per MCP 2025-11-25) and turns an nl_tool_result into a CallToolResult. */
 #include "tools.h"
 #include "schema_check.h"
+#include "model_cache.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@ typedef struct registry_entry {
 struct nl_tools {
     registry_entry entries[REGISTRY_MAX];
     size_t count;
+    nl_model_cache *models; /* shared by every call; thread-safe */
 };
 
 static json_t *parse_schema(const char *tool, const char *what, const char *text)
@@ -71,6 +73,9 @@ nl_tools *nl_tools_new(const nl_tools_options *opt)
     nl_tools *tools = calloc(1, sizeof *tools);
     if (!tools)
         return NULL;
+    tools->models = nl_model_cache_new(NL_MODEL_CACHE_DEFAULT_ENTRIES, NL_MODEL_CACHE_DEFAULT_BYTES);
+    if (!tools->models)
+        goto fail;
     for (size_t i = 0; i < REGISTRY_MAIN_COUNT; i++)
         if (registry_add(tools, registry_main[i]))
             goto fail;
@@ -91,6 +96,7 @@ void nl_tools_free(nl_tools *tools)
         json_decref(tools->entries[i].input_schema);
         json_decref(tools->entries[i].output_schema);
     }
+    nl_model_cache_free(tools->models);
     free(tools);
 }
 
@@ -100,6 +106,11 @@ static const registry_entry *registry_find(const nl_tools *tools, const char *na
         if (!strcmp(tools->entries[i].desc->name, name))
             return &tools->entries[i];
     return NULL;
+}
+
+struct nl_model_cache *nl_tools_models(nl_tools *tools)
+{
+    return tools->models;
 }
 
 bool nl_tools_exists(const nl_tools *tools, const char *name)

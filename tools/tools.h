@@ -16,6 +16,7 @@
 
 typedef struct nl_tools nl_tools;
 typedef struct nl_call nl_call;
+struct nl_model_cache;
 
 /* Hooks the server hangs on a call. All may be NULL (as in `neuronlens call`). */
 typedef struct nl_call_hooks {
@@ -69,6 +70,9 @@ typedef struct nl_tools_options {
 /* Parses every schema once; fails (returns NULL with a message on stderr) only on a programming error. */
 nl_tools *nl_tools_new(const nl_tools_options *opt);
 void nl_tools_free(nl_tools *tools);
+
+/* The shared device-model cache (borrowed; lives as long as `tools`). */
+struct nl_model_cache *nl_tools_models(nl_tools *tools);
 
 /* The `tools` array for tools/list (a new reference each call). */
 json_t *nl_tools_list_json(const nl_tools *tools);

@@ -132,6 +132,9 @@ class Session:
             self.kill()
             raise
         self._reader.join(timeout=5)
+        self._err_reader.join(timeout=5)
+        self.proc.stdout.close()
+        self.proc.stderr.close()
 
 
 def schema_errors(schema, value, path='value'):

@@ -1,0 +1,221 @@
+/* device_model — the columnar model of one device profile (one NeuronCore execution).
+ *
+ * Owns: one arena holding everything of the profile: the strtab, six tables (instructions, dma,
+ * active_time, semaphore_update, layer_summary, warnings), five singleton records (summary, metadata,
+ * model_info, profile_info, neff_header) and the notes a reader leaves (arrays read or skipped, unknown keys).
+ * device_model_free releases all of it; every pointer and id obtained from a model is valid while it lives.
+ * Threads: a reader builds it on one thread; after device_model_finish it is read-only and may be shared.
+ * Errors: building functions return 0/-1 with a nullable nl_error (NL_ERR_NOMEM, NL_ERR_LIMIT, NL_ERR_FORMAT).
+ *
+ * Time: every time column is int64 ns. Readers append raw device time; device_model_finish subtracts
+ * metadata.first_hw_timestamp (formats.md §0.1) — metadata may come after the rows in the file. Strings are
+ * strtab ids (0 = "" = absent). Read cells with table_i64/table_u64/table_str/table_f64 (table.h) using the
+ * DM_* column enums below, or device_model_instr_get for one whole instruction. */
+#ifndef NL_DEVICE_MODEL_H
+#define NL_DEVICE_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kvlist.h"
+#include "nl_error.h"
+#include "strtab.h"
+#include "table.h"
+
+typedef enum device_model_table {
+    DEVICE_MODEL_INSTRUCTIONS, /* instruction[]       formats.md §4.2 */
+    DEVICE_MODEL_DMA,          /* dma[]               §4.3, packets and aggregated transfers */
+    DEVICE_MODEL_ACTIVE_TIME,  /* active_time[]       §4.4 */
+    DEVICE_MODEL_SEMAPHORES,   /* semaphore_update[]  §4.4 */
+    DEVICE_MODEL_LAYERS,       /* layer_summary[]     §4.4 */
+    DEVICE_MODEL_WARNINGS,     /* warnings[]          §4.4 */
+    DEVICE_MODEL_TABLE_COUNT
+} device_model_table;
+
+typedef enum device_model_record {
+    DEVICE_MODEL_SUMMARY,      /* summary[0]      §5.1 */
+    DEVICE_MODEL_METADATA,     /* metadata[0]     §4.4 */
+    DEVICE_MODEL_MODEL_INFO,   /* model_info[0]   */
+    DEVICE_MODEL_PROFILE_INFO, /* profile_info[0] */
+    DEVICE_MODEL_NEFF_HEADER,  /* neff_header[0]  */
+    DEVICE_MODEL_RECORD_COUNT
+} device_model_record;
+
+/* instruction columns. Engine = JSON `subgroup` ("Tensor" for both Tensor rows); label = timeline row. */
+enum {
+    DM_INSTR_TIMESTAMP,       /* INT ns, relative to first_hw_timestamp */
+    DM_INSTR_DURATION,        /* INT ns; includes semaphore waits */
+    DM_INSTR_EVT_WAIT,        /* INT ns; `evt_wait_time` */
+    DM_INSTR_ID,              /* UINT */
+    DM_INSTR_ENGINE,          /* STR `subgroup` */
+    DM_INSTR_LABEL,           /* STR */
+    DM_INSTR_OPCODE,          /* STR */
+    DM_INSTR_COMPILER_OPCODE, /* STR */
+    DM_INSTR_LAYER,           /* STR */
+    DM_INSTR_HLO_NAME,        /* STR */
+    DM_INSTR_SOURCE,          /* STR "path:line": nki_source_location, else bir_debug_info_source_location,
+                                 else hlo_attrs source_file:source_line when the line is not "0" */
+    DM_INSTR_TYPE,            /* STR `instruction_type` */
+    DM_INSTR_HBM_READ,        /* UINT bytes, and the seven below */
+    DM_INSTR_HBM_WRITE,
+    DM_INSTR_SBUF_READ,
+    DM_INSTR_SBUF_WRITE,
+    DM_INSTR_PSUM_READ,
+    DM_INSTR_PSUM_WRITE,
+    DM_INSTR_SPILL_SAVE,
+    DM_INSTR_SPILL_RELOAD,
+    DM_INSTR_FLAGS,           /* UINT, DM_INSTR_F_* */
+    DM_INSTR_NCOLS
+};
+#define DM_INSTR_F_DMA_TRIGGER 1u /* compiler_opcode PSEUDO_DMA_* or opcode DMA_* (§4.2) */
+
+/* dma columns. */
+enum {
+    DM_DMA_TIMESTAMP,     /* INT ns */
+    DM_DMA_DURATION,      /* INT ns */
+    DM_DMA_ID,            /* UINT */
+    DM_DMA_AGG_ID,        /* UINT `packet_aggregation_id` (packets → their aggregated record's id) */
+    DM_DMA_TRANSFER_SIZE, /* UINT bytes */
+    DM_DMA_QUEUE,         /* STR queue name: `subgroup` without its "-Q<n>-E<n>" suffix */
+    DM_DMA_SUBGROUP,      /* STR `subgroup` as written */
+    DM_DMA_QUEUE_TYPE,    /* STR data, software_dynamic, hardware_dynamic, instruction, input, output, unknown */
+    DM_DMA_ENGINE,        /* INT `dma_engine`, -1 when absent or not a number */
+    DM_DMA_QUEUE_IDX,     /* INT `dma_queue`, -1 when absent or not a number */
+    DM_DMA_VARIABLE,      /* STR tensor name ("unknown" without DGE notifications) */
+    DM_DMA_FLAGS,         /* UINT, DM_DMA_F_* */
+    DM_DMA_NCOLS
+};
+#define DM_DMA_F_AGGREGATED 1u /* aggregated:"yes" — a transfer, not a packet */
+#define DM_DMA_F_CC 2u         /* is_cc_dma:"yes" */
+#define DM_DMA_F_DUPLICATE 4u  /* duplicate:"yes" */
+
+/* active_time columns: merged busy intervals per engine. */
+enum {
+    DM_ACTIVE_ENGINE,   /* STR lowercase engine */
+    DM_ACTIVE_START,    /* INT ns `start_ts` */
+    DM_ACTIVE_END,      /* INT ns `end_ts` */
+    DM_ACTIVE_DURATION, /* INT ns `duration_ns` */
+    DM_ACTIVE_PCORE,    /* INT `pcore_idx` */
+    DM_ACTIVE_NCOLS
+};
+
+/* semaphore_update columns. */
+enum {
+    DM_SEM_ID,        /* STR */
+    DM_SEM_VALUE,     /* INT */
+    DM_SEM_TIMESTAMP, /* INT ns */
+    DM_SEM_NCOLS
+};
+
+/* layer_summary columns; times in integer ns (§0.3). Per engine E in tensor, vector, scalar, gpsimd, sync
+ * (in that order, see DM_ENGINE_*): active time, instruction time, instruction count. */
+enum {
+    DM_LAYER_NAME,     /* STR */
+    DM_LAYER_SUBGRAPH, /* STR `fully_qualified_subgraph` */
+    DM_LAYER_START,    /* INT ns */
+    DM_LAYER_END,      /* INT ns */
+    DM_LAYER_DURATION, /* INT ns */
+    DM_LAYER_ENGINE0,  /* INT: DM_LAYER_ENGINE0 + 3*e + {0 active, 1 instruction time, 2 count} */
+    DM_LAYER_FLOPS = DM_LAYER_ENGINE0 + 15, /* INT tensor_engine_flop_count */
+    DM_LAYER_MODEL_FLOPS,                   /* INT tensor_engine_model_flop_count */
+    DM_LAYER_MFU,                           /* F64 tensor_engine_mfu */
+    DM_LAYER_HFU,                           /* F64 tensor_engine_hfu */
+    DM_LAYER_NCOLS
+};
+enum { DM_ENGINE_TENSOR, DM_ENGINE_VECTOR, DM_ENGINE_SCALAR, DM_ENGINE_GPSIMD, DM_ENGINE_SYNC, DM_ENGINE_COUNT };
+#define DM_LAYER_ACTIVE(e) (DM_LAYER_ENGINE0 + 3 * (e))
+#define DM_LAYER_INSTR_TIME(e) (DM_LAYER_ENGINE0 + 3 * (e) + 1)
+#define DM_LAYER_INSTR_COUNT(e) (DM_LAYER_ENGINE0 + 3 * (e) + 2)
+
+/* warnings columns. */
+enum { DM_WARN_MESSAGE, DM_WARN_CATEGORY, DM_WARN_NCOLS };
+
+/* What a reader saw besides rows: top-level arrays (read, or skipped because neuronlens does not model
+ * them, e.g. ham, dma_throughput, terminology), top-level keys whose value is not an array, keys inside
+ * modelled records that neuronlens does not know (schema drift), and records beyond the first of a
+ * singleton array. `scope` is the array's name id for the last two kinds, else 0. */
+typedef enum device_model_note_kind {
+    DEVICE_MODEL_NOTE_ARRAY_READ,
+    DEVICE_MODEL_NOTE_ARRAY_SKIPPED,
+    DEVICE_MODEL_NOTE_NOT_ARRAY,
+    DEVICE_MODEL_NOTE_UNKNOWN_KEY,
+    DEVICE_MODEL_NOTE_EXTRA_RECORD,
+} device_model_note_kind;
+
+typedef struct device_model_note {
+    device_model_note_kind kind;
+    uint32_t scope; /* strtab id */
+    uint32_t name;  /* strtab id */
+    uint64_t count; /* records in the array / occurrences */
+} device_model_note;
+
+/* Distinct notes kept; further distinct ones are summed into one note named "(other)". */
+#define DEVICE_MODEL_NOTES_MAX 4096u
+
+/* One instruction, decoded from all its columns (convenience; hot loops read columns directly). */
+typedef struct device_model_instr {
+    int64_t timestamp_ns, duration_ns, evt_wait_ns;
+    uint64_t id;
+    uint32_t engine, label, opcode, compiler_opcode, layer, hlo_name, source, type; /* strtab ids */
+    uint64_t hbm_read, hbm_write, sbuf_read, sbuf_write, psum_read, psum_write, spill_save, spill_reload;
+    uint32_t flags;
+} device_model_instr;
+
+typedef struct device_model device_model;
+
+/* ---- lifecycle ---- */
+
+/* An empty model; NULL with err set (NL_ERR_NOMEM). */
+device_model *device_model_new(nl_error *err) __attribute__((warn_unused_result));
+/* Same with a cap on the model's total memory (0 = none); allocations beyond it fail with NL_ERR_NOMEM. */
+device_model *device_model_new_limited(size_t memory_limit, nl_error *err) __attribute__((warn_unused_result));
+/* Release the model and everything borrowed from it. Safe on NULL. */
+void device_model_free(device_model *m);
+
+/* ---- building (readers) ---- */
+
+int device_model_intern(device_model *m, const char *s, size_t len, uint32_t *id, nl_error *err)
+    __attribute__((warn_unused_result));
+/* The model's string table for interning (readers); borrowed. */
+strtab *device_model_strtab_mut(device_model *m);
+/* Append one row (row[c] for every column of that table). */
+int device_model_append(device_model *m, device_model_table which, const table_value *row, nl_error *err)
+    __attribute__((warn_unused_result));
+/* The singleton record to fill (created on first use); NULL with err set on NL_ERR_NOMEM. */
+kvlist *device_model_record_mut(device_model *m, device_model_record which, nl_error *err);
+/* Add `count` to the note (kind, scope, name), creating it. */
+int device_model_add_note(device_model *m, device_model_note_kind kind, uint32_t scope, uint32_t name, uint64_t count,
+                          nl_error *err) __attribute__((warn_unused_result));
+/* Make times relative to metadata.first_hw_timestamp (0 when absent or not an integer). Call once, after
+ * the last row; fails with NL_ERR_FORMAT if a time would overflow. */
+int device_model_finish(device_model *m, nl_error *err) __attribute__((warn_unused_result));
+
+/* ---- reading ---- */
+
+const table *device_model_table_get(const device_model *m, device_model_table which);
+size_t device_model_rows(const device_model *m, device_model_table which);
+/* The singleton record, or NULL when the file had none. */
+const kvlist *device_model_record_get(const device_model *m, device_model_record which);
+const strtab *device_model_strings(const device_model *m);
+/* Borrowed NUL-terminated string of an id ("" for 0); NULL for an invalid id. */
+const char *device_model_str(const device_model *m, uint32_t id, size_t *len);
+/* Id of a string if the model has it, else STRTAB_NONE (e.g. to filter a column by opcode). */
+uint32_t device_model_str_find(const device_model *m, const char *s);
+void device_model_instr_get(const device_model *m, size_t row, device_model_instr *out);
+
+/* The raw first_hw_timestamp subtracted by device_model_finish; *from_metadata = 1 when it came from the
+ * file (nullable). */
+int64_t device_model_time_origin(const device_model *m, int *from_metadata);
+
+size_t device_model_note_count(const device_model *m);
+const device_model_note *device_model_note_at(const device_model *m, size_t i);
+
+/* Canonical names: "instruction", "dma", ... / "summary", "metadata", ... (as in the full JSON export). */
+const char *device_model_table_name(device_model_table which);
+const char *device_model_record_name(device_model_record which);
+
+/* Memory: bytes reserved by the model's arena, and column bytes of one table (segments + dictionaries). */
+size_t device_model_bytes(const device_model *m);
+size_t device_model_table_bytes(const device_model *m, device_model_table which);
+
+#endif

@@ -1,0 +1,447 @@
+/* table — see table.h.
+ *
+ * Storage: rows are cut into segments of TABLE_SEG_ROWS rows (row r lives in segment r >> TABLE_SEG_SHIFT at
+ * offset r & (TABLE_SEG_ROWS-1)). Segment 0 starts with TABLE_SEG_FIRST rows and doubles until it reaches
+ * TABLE_SEG_ROWS, so a 100-row table costs a few hundred bytes; later segments are allocated full. Each
+ * segment keeps, per column, a cell array whose width is 1, 2, 4 or 8 bytes (`wlog` = log2 of it) and grows
+ * only when a value does not fit: the segment's array is re-encoded at the wider width (the old array is
+ * abandoned in the arena). No value is ever truncated.
+ *
+ * Cell encodings (u = the unsigned value stored in a cell):
+ *   TABLE_INT   u = zigzag(v - base), base = the column's first value in that segment; consecutive
+ *               timestamps therefore cost 4 bytes, durations 1-2; table_shift moves every value by
+ *               adjusting the bases only (used to make device time relative to first_hw_timestamp).
+ *   TABLE_UINT  u = v
+ *   TABLE_F64   u = the IEEE-754 bits (0.0 stays 1 byte wide)
+ *   TABLE_STR   u = code in the column's dictionary; codes are dense in first-seen order, dict->ids maps
+ *               code → strtab id and a hashtab maps id → code (with a one-entry cache for runs).
+ *
+ * Failure atomicity: a row is written only after every allocation it needs (new segment, growth,
+ * dictionary insert, widening) has succeeded; `rows` is incremented last, so a failed append leaves the
+ * visible table unchanged (at worst a dictionary holds an unused string, or a segment is wider). */
+#include "table.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "hashtab.h"
+
+#define TABLE_SEG_FIRST 32u
+#define TABLE_SEG_MASK (TABLE_SEG_ROWS - 1)
+
+typedef struct table_seg {
+    uint32_t cap;   /* rows the cell arrays can hold */
+    uint8_t *wlog;  /* [ncols] log2 of the cell width */
+    int64_t *base;  /* [ncols] TABLE_INT base */
+    void **data;    /* [ncols] cell arrays */
+} table_seg;
+
+typedef struct table_dict {
+    hashtab index; /* strtab id → code */
+    uint32_t *ids; /* code → strtab id */
+    uint32_t count;
+    uint32_t cap;
+    uint32_t last_id;
+    uint32_t last_code;
+} table_dict;
+
+struct table {
+    arena *arena;
+    const table_column *cols;
+    uint32_t ncols;
+    size_t rows;
+    table_seg **segs;
+    size_t nseg;
+    size_t seg_cap;
+    table_dict *dicts;    /* [ncols]; used by TABLE_STR columns */
+    int64_t *min, *max;   /* [ncols]; used by TABLE_INT columns */
+    size_t *col_bytes;    /* [ncols] bytes of live cell arrays */
+};
+
+static int table_dict_equal(const void *ctx, uint32_t code, const void *key)
+{
+    const table_dict *d = ctx;
+    return d->ids[code] == *(const uint32_t *)key;
+}
+
+static const hashtab_type table_dict_type = {.equal = table_dict_equal};
+
+table *table_new(arena *a, const table_column *cols, uint32_t ncols)
+{
+    if (ncols == 0 || ncols > TABLE_COLUMNS_MAX)
+        return NULL;
+    table *t = arena_calloc(a, 1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->arena = a;
+    t->cols = cols;
+    t->ncols = ncols;
+    t->dicts = arena_calloc(a, ncols, sizeof *t->dicts);
+    t->min = arena_calloc(a, ncols, sizeof *t->min);
+    t->max = arena_calloc(a, ncols, sizeof *t->max);
+    t->col_bytes = arena_calloc(a, ncols, sizeof *t->col_bytes);
+    if (!t->dicts || !t->min || !t->max || !t->col_bytes)
+        return NULL;
+    for (uint32_t c = 0; c < ncols; c++) {
+        hashtab_init(&t->dicts[c].index, &table_dict_type, &t->dicts[c], a);
+        t->dicts[c].last_id = UINT32_MAX;
+    }
+    return t;
+}
+
+/* ---- cells ------------------------------------------------------------------------------------------ */
+
+static unsigned table_wlog_for(uint64_t u)
+{
+    if (u <= 0xffu)
+        return 0;
+    if (u <= 0xffffu)
+        return 1;
+    if (u <= 0xffffffffu)
+        return 2;
+    return 3;
+}
+
+static inline uint64_t table_cell(const void *data, unsigned wlog, size_t off)
+{
+    switch (wlog) {
+    case 0: return ((const uint8_t *)data)[off];
+    case 1: return ((const uint16_t *)data)[off];
+    case 2: return ((const uint32_t *)data)[off];
+    default: return ((const uint64_t *)data)[off];
+    }
+}
+
+static inline void table_set_cell(void *data, unsigned wlog, size_t off, uint64_t u)
+{
+    switch (wlog) {
+    case 0: ((uint8_t *)data)[off] = (uint8_t)u; break;
+    case 1: ((uint16_t *)data)[off] = (uint16_t)u; break;
+    case 2: ((uint32_t *)data)[off] = (uint32_t)u; break;
+    default: ((uint64_t *)data)[off] = u; break;
+    }
+}
+
+static inline uint64_t table_zigzag(int64_t d)
+{
+    return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+}
+
+static inline int64_t table_unzigzag(uint64_t u)
+{
+    return (int64_t)((u >> 1) ^ (0 - (u & 1)));
+}
+
+/* ---- segments --------------------------------------------------------------------------------------- */
+
+static table_seg *table_seg_new(table *t, uint32_t cap)
+{
+    uint32_t n = t->ncols;
+    table_seg *s = arena_alloc(t->arena, sizeof *s);
+    uint8_t *wlog = arena_calloc(t->arena, n, 1);
+    int64_t *base = arena_calloc(t->arena, n, sizeof *base);
+    void **data = arena_alloc(t->arena, n * sizeof *data);
+    if (!s || !wlog || !base || !data)
+        return NULL;
+    for (uint32_t c = 0; c < n; c++) {
+        data[c] = arena_calloc(t->arena, cap, 1);
+        if (!data[c])
+            return NULL;
+    }
+    for (uint32_t c = 0; c < n; c++)
+        t->col_bytes[c] += cap;
+    s->cap = cap;
+    s->wlog = wlog;
+    s->base = base;
+    s->data = data;
+    return s;
+}
+
+static int table_push_seg(table *t, table_seg *s)
+{
+    if (t->nseg == t->seg_cap) {
+        size_t cap = t->seg_cap ? t->seg_cap * 2 : 8;
+        table_seg **segs = arena_alloc(t->arena, cap * sizeof *segs);
+        if (!segs)
+            return -1;
+        if (t->nseg)
+            memcpy(segs, t->segs, t->nseg * sizeof *segs);
+        t->segs = segs;
+        t->seg_cap = cap;
+    }
+    t->segs[t->nseg++] = s;
+    return 0;
+}
+
+/* Double a (first) segment's capacity; all-or-nothing. */
+static int table_seg_grow(table *t, table_seg *s, size_t used)
+{
+    uint32_t cap = s->cap * 2;
+    void *fresh[TABLE_COLUMNS_MAX];
+    for (uint32_t c = 0; c < t->ncols; c++) {
+        fresh[c] = arena_alloc(t->arena, (size_t)cap << s->wlog[c]);
+        if (!fresh[c])
+            return -1;
+    }
+    for (uint32_t c = 0; c < t->ncols; c++) {
+        memcpy(fresh[c], s->data[c], used << s->wlog[c]);
+        t->col_bytes[c] += ((size_t)cap - s->cap) << s->wlog[c];
+        s->data[c] = fresh[c];
+    }
+    s->cap = cap;
+    return 0;
+}
+
+/* Re-encode column `c` of segment `s` (rows [0, used)) at width 2^wlog. */
+static int table_seg_widen(table *t, table_seg *s, uint32_t c, unsigned wlog, size_t used)
+{
+    void *fresh = arena_alloc(t->arena, (size_t)s->cap << wlog);
+    if (!fresh)
+        return -1;
+    for (size_t r = 0; r < used; r++)
+        table_set_cell(fresh, wlog, r, table_cell(s->data[c], s->wlog[c], r));
+    t->col_bytes[c] += ((size_t)s->cap << wlog) - ((size_t)s->cap << s->wlog[c]);
+    s->data[c] = fresh;
+    s->wlog[c] = (uint8_t)wlog;
+    return 0;
+}
+
+/* The segment that receives row t->rows, creating or growing it as needed. */
+static table_seg *table_tail_seg(table *t)
+{
+    size_t si = t->rows >> TABLE_SEG_SHIFT;
+    size_t off = t->rows & TABLE_SEG_MASK;
+    if (si < t->nseg) {
+        table_seg *s = t->segs[si];
+        if (off == s->cap && table_seg_grow(t, s, off) != 0)
+            return NULL;
+        return s;
+    }
+    table_seg *s = table_seg_new(t, si == 0 ? TABLE_SEG_FIRST : (uint32_t)TABLE_SEG_ROWS);
+    if (!s || table_push_seg(t, s) != 0)
+        return NULL;
+    return s;
+}
+
+/* ---- dictionaries ----------------------------------------------------------------------------------- */
+
+static int table_dict_code(table *t, table_dict *d, uint32_t id, uint32_t *code, nl_error *err)
+{
+    if (id == d->last_id) {
+        *code = d->last_code;
+        return 0;
+    }
+    uint32_t hash = hashtab_hash_u32(id);
+    if (!hashtab_find(&d->index, hash, &id, code)) {
+        if (d->count >= TABLE_DICT_MAX)
+            return nl_error_set(err, NL_ERR_LIMIT, NULL, -1, "more than TABLE_DICT_MAX distinct strings in a column");
+        if (d->count == d->cap) {
+            uint32_t cap = d->cap ? d->cap * 2 : 16;
+            uint32_t *ids = arena_alloc(t->arena, (size_t)cap * sizeof *ids);
+            if (!ids)
+                return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory growing a string dictionary");
+            if (d->count)
+                memcpy(ids, d->ids, (size_t)d->count * sizeof *ids);
+            d->ids = ids;
+            d->cap = cap;
+        }
+        d->ids[d->count] = id;
+        if (hashtab_insert(&d->index, hash, d->count) != 0)
+            return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory growing a string dictionary");
+        *code = d->count++;
+    }
+    d->last_id = id;
+    d->last_code = *code;
+    return 0;
+}
+
+/* ---- append ----------------------------------------------------------------------------------------- */
+
+static int table_encode(table *t, const table_seg *s, uint32_t c, table_value v, uint64_t *u, nl_error *err)
+{
+    switch (t->cols[c].kind) {
+    case TABLE_INT: *u = table_zigzag((int64_t)((uint64_t)v.i - (uint64_t)s->base[c])); return 0;
+    case TABLE_UINT: *u = v.u; return 0;
+    case TABLE_F64: memcpy(u, &v.d, sizeof *u); return 0;
+    case TABLE_STR: {
+        uint32_t code;
+        if (table_dict_code(t, &t->dicts[c], v.s, &code, err) != 0)
+            return -1;
+        *u = code;
+        return 0;
+    }
+    }
+    return nl_error_set(err, NL_ERR_INTERNAL, NULL, -1, "bad column kind");
+}
+
+static void table_track_range(table *t, uint32_t c, int64_t v)
+{
+    if (t->rows == 0 || v < t->min[c])
+        t->min[c] = v;
+    if (t->rows == 0 || v > t->max[c])
+        t->max[c] = v;
+}
+
+int table_append(table *t, const table_value *row, nl_error *err)
+{
+    if (t->rows >= TABLE_ROWS_MAX)
+        return nl_error_set(err, NL_ERR_LIMIT, NULL, -1, "more than TABLE_ROWS_MAX rows in one table");
+    table_seg *s = table_tail_seg(t);
+    if (!s)
+        return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory growing a table to %zu rows", t->rows + 1);
+    size_t off = t->rows & TABLE_SEG_MASK;
+    uint64_t enc[TABLE_COLUMNS_MAX];
+    for (uint32_t c = 0; c < t->ncols; c++) {
+        if (off == 0 && t->cols[c].kind == TABLE_INT)
+            s->base[c] = row[c].i;
+        if (table_encode(t, s, c, row[c], &enc[c], err) != 0)
+            return -1;
+        unsigned need = table_wlog_for(enc[c]);
+        if (need > s->wlog[c] && table_seg_widen(t, s, c, need, off) != 0)
+            return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory widening a table column");
+    }
+    for (uint32_t c = 0; c < t->ncols; c++) {
+        table_set_cell(s->data[c], s->wlog[c], off, enc[c]);
+        if (t->cols[c].kind == TABLE_INT)
+            table_track_range(t, c, row[c].i);
+    }
+    t->rows++;
+    return 0;
+}
+
+/* ---- read ------------------------------------------------------------------------------------------- */
+
+size_t table_rows(const table *t)
+{
+    return t->rows;
+}
+
+uint32_t table_ncols(const table *t)
+{
+    return t->ncols;
+}
+
+const table_column *table_column_at(const table *t, uint32_t col)
+{
+    return col < t->ncols ? &t->cols[col] : NULL;
+}
+
+static inline uint64_t table_raw(const table *t, uint32_t col, size_t row, const table_seg **seg)
+{
+    assert(col < t->ncols && row < t->rows);
+    const table_seg *s = t->segs[row >> TABLE_SEG_SHIFT];
+    *seg = s;
+    return table_cell(s->data[col], s->wlog[col], row & TABLE_SEG_MASK);
+}
+
+int64_t table_i64(const table *t, uint32_t col, size_t row)
+{
+    assert(t->cols[col].kind == TABLE_INT);
+    const table_seg *s;
+    uint64_t u = table_raw(t, col, row, &s);
+    return (int64_t)((uint64_t)s->base[col] + (uint64_t)table_unzigzag(u));
+}
+
+uint64_t table_u64(const table *t, uint32_t col, size_t row)
+{
+    assert(t->cols[col].kind == TABLE_UINT);
+    const table_seg *s;
+    return table_raw(t, col, row, &s);
+}
+
+double table_f64(const table *t, uint32_t col, size_t row)
+{
+    assert(t->cols[col].kind == TABLE_F64);
+    const table_seg *s;
+    uint64_t u = table_raw(t, col, row, &s);
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+uint32_t table_code(const table *t, uint32_t col, size_t row)
+{
+    assert(t->cols[col].kind == TABLE_STR);
+    const table_seg *s;
+    return (uint32_t)table_raw(t, col, row, &s);
+}
+
+uint32_t table_str(const table *t, uint32_t col, size_t row)
+{
+    return t->dicts[col].ids[table_code(t, col, row)];
+}
+
+static table_value table_decode(const table *t, const table_seg *s, uint32_t col, uint64_t u)
+{
+    table_value v;
+    switch (t->cols[col].kind) {
+    case TABLE_INT: v.i = (int64_t)((uint64_t)s->base[col] + (uint64_t)table_unzigzag(u)); break;
+    case TABLE_STR: v.u = 0; v.s = t->dicts[col].ids[u]; break;
+    case TABLE_F64: memcpy(&v.d, &u, sizeof v.d); break;
+    default: v.u = u; break;
+    }
+    return v;
+}
+
+void table_read(const table *t, uint32_t col, size_t row, size_t n, table_value *out)
+{
+    assert(col < t->ncols && row <= t->rows && n <= t->rows - row);
+    while (n) {
+        const table_seg *s = t->segs[row >> TABLE_SEG_SHIFT];
+        size_t off = row & TABLE_SEG_MASK;
+        size_t k = TABLE_SEG_ROWS - off < n ? TABLE_SEG_ROWS - off : n;
+        for (size_t i = 0; i < k; i++)
+            out[i] = table_decode(t, s, col, table_cell(s->data[col], s->wlog[col], off + i));
+        out += k;
+        row += k;
+        n -= k;
+    }
+}
+
+void table_int_range(const table *t, uint32_t col, int64_t *min, int64_t *max)
+{
+    *min = t->rows ? t->min[col] : 0;
+    *max = t->rows ? t->max[col] : 0;
+}
+
+int table_shift(table *t, uint32_t col, int64_t delta, nl_error *err)
+{
+    assert(t->cols[col].kind == TABLE_INT);
+    if (t->rows == 0 || delta == 0)
+        return 0;
+    int64_t lo, hi;
+    if (__builtin_add_overflow(t->min[col], delta, &lo) || __builtin_add_overflow(t->max[col], delta, &hi))
+        return nl_error_set(err, NL_ERR_FORMAT, NULL, -1, "column %s: shifting by %lld leaves the int64 range",
+                            t->cols[col].name, (long long)delta);
+    for (size_t i = 0; i < t->nseg; i++)
+        t->segs[i]->base[col] = (int64_t)((uint64_t)t->segs[i]->base[col] + (uint64_t)delta);
+    t->min[col] = lo;
+    t->max[col] = hi;
+    return 0;
+}
+
+uint32_t table_dict_size(const table *t, uint32_t col)
+{
+    return t->dicts[col].count;
+}
+
+uint32_t table_dict_id(const table *t, uint32_t col, uint32_t code)
+{
+    assert(code < t->dicts[col].count);
+    return t->dicts[col].ids[code];
+}
+
+size_t table_column_bytes(const table *t, uint32_t col)
+{
+    return t->col_bytes[col];
+}
+
+size_t table_bytes(const table *t)
+{
+    size_t n = t->nseg * (sizeof(table_seg) + t->ncols * (1 + sizeof(int64_t) + sizeof(void *)));
+    for (uint32_t c = 0; c < t->ncols; c++) {
+        n += t->col_bytes[c];
+        n += (size_t)t->dicts[c].cap * sizeof(uint32_t) + hashtab_bytes(&t->dicts[c].index);
+    }
+    return n;
+}

@@ -1,0 +1,683 @@
+/* json_stream — see json_stream.h.
+ *
+ * Why not jansson (or any tree parser) for profile exports: a DOM of a 1 GB neuron-profile export takes
+ * ~5 GB of RAM (formats.md §4.1) and allocates per value. This tokenizer keeps only the bytes of one
+ * unfinished token plus one input chunk, allocates nothing per token, and scans strings 8 bytes at a time,
+ * so a reader built on it runs at memory-scan speed (hundreds of MB/s to ~1 GB/s) in flat memory.
+ *
+ * Buffer: buf[start, end) holds pushed bytes not yet consumed; base is the absolute offset of buf[0].
+ * A token is consumed (start moves past it) only when it is complete. If a string, number or literal is
+ * cut by the end of the pushed bytes, next() answers NEED_MORE and leaves start at the token's first byte;
+ * for strings it remembers how far it scanned (`resume`, `resume_escape`) so feeding one byte at a time
+ * stays linear. Pushing compacts (moves the unfinished token to buf[0]) only when the free tail is too
+ * small, and doubles the buffer when the live bytes fill more than half of it, so total copying is linear.
+ *
+ * Grammar: an explicit state (`mode`) plus a bit stack of open containers (1 = array), no recursion:
+ *   VALUE        expect a value                        (document start, after ':', after ',' in an array)
+ *   ARRAY_FIRST  expect a value or ']'                 (after '[')
+ *   OBJECT_FIRST expect a key or '}'                   (after '{')
+ *   KEY          expect a key                          (after ',' in an object)
+ *   COLON        expect ':'
+ *   AFTER        expect ',' or the closing bracket     (after a value inside a container)
+ *   DONE         the top-level value is complete; only whitespace may follow
+ *
+ * Strings: the hot loop tests 8 bytes per step for '"', '\\' and bytes < 0x20 with SWAR bit tricks (exact
+ * for the lowest flagged byte; the byte loop then finds it). Strings without escapes are returned in place;
+ * with escapes they are decoded into `scratch` (\uXXXX → UTF-8, surrogate pairs joined, lone surrogates
+ * rejected). Numbers are validated against the JSON grammar, then converted: integral literals by exact
+ * integer arithmetic (int64, or uint64 above INT64_MAX — 64-bit ids never pass through double), others by
+ * strtod (which assumes the C locale's '.' decimal point; neuronlens never calls setlocale). */
+#include "json_stream.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JS_INITIAL_BUFFER 4096u
+#define JS_ONES 0x0101010101010101ull
+#define JS_HIGHS 0x8080808080808080ull
+
+enum js_mode { JS_VALUE, JS_ARRAY_FIRST, JS_OBJECT_FIRST, JS_KEY, JS_COLON, JS_AFTER, JS_DONE };
+
+struct json_stream {
+    char *buf;
+    size_t cap, start, end;
+    int64_t base;
+    int eof;
+    int failed;
+    enum js_mode mode;
+    uint32_t depth;
+    uint32_t depth_max;
+    size_t string_max;
+    size_t resume;     /* bytes of the unfinished string already scanned (after the opening quote) */
+    int resume_escape; /* that prefix contains a backslash */
+    char *scratch;
+    size_t scratch_cap;
+    nl_error error; /* the first error, replayed by later calls */
+    char source[NL_ERROR_PATH_MAX];
+    uint64_t stack[JSON_STREAM_DEPTH_LIMIT / 64];
+};
+
+/* ---- lifecycle ---------------------------------------------------------------------------------------- */
+
+json_stream *json_stream_new(const json_stream_options *opt, nl_error *err)
+{
+    json_stream *js = calloc(1, sizeof *js);
+    if (js)
+        js->buf = malloc(JS_INITIAL_BUFFER);
+    if (!js || !js->buf) {
+        free(js);
+        nl_error_set(err, NL_ERR_NOMEM, opt ? opt->source : NULL, -1, "out of memory creating a JSON tokenizer");
+        return NULL;
+    }
+    js->cap = JS_INITIAL_BUFFER;
+    js->depth_max = opt && opt->depth_max ? opt->depth_max : JSON_STREAM_DEPTH_MAX;
+    if (js->depth_max > JSON_STREAM_DEPTH_LIMIT)
+        js->depth_max = JSON_STREAM_DEPTH_LIMIT;
+    js->string_max = opt && opt->string_max ? opt->string_max : JSON_STREAM_STRING_MAX;
+    if (opt && opt->source)
+        snprintf(js->source, sizeof js->source, "%s", opt->source);
+    json_stream_reset(js);
+    return js;
+}
+
+void json_stream_free(json_stream *js)
+{
+    if (!js)
+        return;
+    free(js->buf);
+    free(js->scratch);
+    free(js);
+}
+
+void json_stream_reset(json_stream *js)
+{
+    js->start = js->end = 0;
+    js->base = 0;
+    js->eof = 0;
+    js->failed = 0;
+    js->mode = JS_VALUE;
+    js->depth = 0;
+    js->resume = 0;
+    js->resume_escape = 0;
+    nl_error_clear(&js->error);
+}
+
+/* ---- errors ------------------------------------------------------------------------------------------- */
+
+/* Record the first error at absolute offset `off`, with a short excerpt of the input at buffer index
+ * `near` (SIZE_MAX = none), and copy it to err. */
+static json_stream_status js_fail(json_stream *js, nl_error *err, nl_error_code code, int64_t off, size_t near,
+                                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static json_stream_status js_fail(json_stream *js, nl_error *err, nl_error_code code, int64_t off, size_t near,
+                                  const char *fmt, ...)
+{
+    char msg[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char excerpt[24] = "";
+    if (near != SIZE_MAX && near < js->end) {
+        size_t n = 0;
+        for (size_t i = near; i < js->end && n < 16; i++)
+            excerpt[n++] = (js->buf[i] >= 0x20 && js->buf[i] < 0x7f) ? js->buf[i] : '.';
+        excerpt[n] = '\0';
+    }
+    if (excerpt[0])
+        nl_error_set(&js->error, code, js->source, off, "%s near '%s'", msg, excerpt);
+    else
+        nl_error_set(&js->error, code, js->source, off, "%s", msg);
+    js->failed = 1;
+    if (err)
+        *err = js->error;
+    return JSON_STREAM_ERROR;
+}
+
+/* ---- input -------------------------------------------------------------------------------------------- */
+
+char *json_stream_reserve(json_stream *js, size_t min, size_t *avail, nl_error *err)
+{
+    if (min == 0)
+        min = 1;
+    if (js->cap - js->end < min) {
+        size_t live = js->end - js->start;
+        if (js->start) {
+            memmove(js->buf, js->buf + js->start, live);
+            js->base += (int64_t)js->start;
+            js->start = 0;
+            js->end = live;
+        }
+        if (js->cap - js->end < min || live > js->cap / 2) {
+            if (min > SIZE_MAX / 2 - live) {
+                nl_error_set(err, NL_ERR_NOMEM, js->source[0] ? js->source : NULL, -1, "input chunk too large");
+                return NULL;
+            }
+            size_t cap = js->cap * 2;
+            while (cap - live < min)
+                cap *= 2;
+            char *buf = realloc(js->buf, cap);
+            if (!buf) {
+                nl_error_set(err, NL_ERR_NOMEM, js->source[0] ? js->source : NULL, js->base + (int64_t)js->end,
+                             "out of memory growing the JSON input buffer to %zu bytes", cap);
+                return NULL;
+            }
+            js->buf = buf;
+            js->cap = cap;
+        }
+    }
+    if (avail)
+        *avail = js->cap - js->end;
+    return js->buf + js->end;
+}
+
+void json_stream_commit(json_stream *js, size_t n)
+{
+    if (n > js->cap - js->end)
+        n = js->cap - js->end;
+    js->end += n;
+}
+
+int json_stream_feed(json_stream *js, const void *data, size_t len, nl_error *err)
+{
+    if (len == 0)
+        return 0;
+    char *dst = json_stream_reserve(js, len, NULL, err);
+    if (!dst)
+        return -1;
+    memcpy(dst, data, len);
+    js->end += len;
+    return 0;
+}
+
+void json_stream_finish(json_stream *js)
+{
+    js->eof = 1;
+}
+
+int64_t json_stream_offset(const json_stream *js)
+{
+    return js->base + (int64_t)js->start;
+}
+
+uint32_t json_stream_depth(const json_stream *js)
+{
+    return js->depth;
+}
+
+/* ---- containers --------------------------------------------------------------------------------------- */
+
+static int js_top_is_array(const json_stream *js)
+{
+    uint32_t d = js->depth - 1;
+    return (int)((js->stack[d / 64] >> (d % 64)) & 1);
+}
+
+static json_stream_status js_open(json_stream *js, json_stream_token *tok, nl_error *err, int is_array)
+{
+    size_t pos = js->start;
+    if (js->depth >= js->depth_max)
+        return js_fail(js, err, NL_ERR_LIMIT, js->base + (int64_t)pos, SIZE_MAX,
+                       "nesting deeper than %u levels", js->depth_max);
+    uint32_t d = js->depth;
+    if (is_array)
+        js->stack[d / 64] |= (uint64_t)1 << (d % 64);
+    else
+        js->stack[d / 64] &= ~((uint64_t)1 << (d % 64));
+    tok->kind = is_array ? JSON_STREAM_ARRAY_BEGIN : JSON_STREAM_OBJECT_BEGIN;
+    tok->depth = js->depth++;
+    tok->offset = js->base + (int64_t)pos;
+    tok->str = NULL;
+    tok->len = 0;
+    js->start = pos + 1;
+    js->mode = is_array ? JS_ARRAY_FIRST : JS_OBJECT_FIRST;
+    return JSON_STREAM_TOKEN;
+}
+
+static json_stream_status js_close(json_stream *js, json_stream_token *tok, nl_error *err, char c)
+{
+    size_t pos = js->start;
+    int want_array = c == ']';
+    if (js->depth == 0 || js_top_is_array(js) != want_array)
+        return js_fail(js, err, NL_ERR_FORMAT, js->base + (int64_t)pos, pos, "unexpected '%c'", c);
+    tok->kind = want_array ? JSON_STREAM_ARRAY_END : JSON_STREAM_OBJECT_END;
+    tok->depth = --js->depth;
+    tok->offset = js->base + (int64_t)pos;
+    tok->str = NULL;
+    tok->len = 0;
+    js->start = pos + 1;
+    js->mode = js->depth ? JS_AFTER : JS_DONE;
+    return JSON_STREAM_TOKEN;
+}
+
+/* ---- strings ------------------------------------------------------------------------------------------ */
+
+/* Nonzero when some byte of w is '"', '\\' or < 0x20 (the lowest flagged byte is exact). */
+static inline uint64_t js_special8(uint64_t w)
+{
+    uint64_t q = w ^ (JS_ONES * '"');
+    uint64_t b = w ^ (JS_ONES * '\\');
+    return ((q - JS_ONES) & ~q & JS_HIGHS) | ((b - JS_ONES) & ~b & JS_HIGHS) | ((w - JS_ONES * 0x20) & ~w & JS_HIGHS);
+}
+
+static int js_hex4(const char *p, uint32_t *out)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        v <<= 4;
+        if (c >= '0' && c <= '9')
+            v |= (uint32_t)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            v |= (uint32_t)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            v |= (uint32_t)(c - 'A' + 10);
+        else
+            return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static size_t js_utf8(char *dst, uint32_t cp)
+{
+    if (cp < 0x80) {
+        dst[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        dst[0] = (char)(0xc0 | (cp >> 6));
+        dst[1] = (char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        dst[0] = (char)(0xe0 | (cp >> 12));
+        dst[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        dst[2] = (char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    dst[0] = (char)(0xf0 | (cp >> 18));
+    dst[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+    dst[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+    dst[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+/* Decode one \u escape (plus its low surrogate) at buf[p] ('\\'), q = end of the string body. Writes UTF-8
+ * to *dst, returns the number of input bytes used, or 0 on a malformed escape (*why set). */
+static size_t js_unicode_escape(const char *buf, size_t p, size_t q, char **dst, const char **why)
+{
+    uint32_t cp, lo;
+    if (q - p < 6 || js_hex4(buf + p + 2, &cp) != 0) {
+        *why = "invalid \\u escape (needs 4 hex digits)";
+        return 0;
+    }
+    if (cp >= 0xdc00 && cp <= 0xdfff) {
+        *why = "lone low surrogate in \\u escape";
+        return 0;
+    }
+    if (cp >= 0xd800 && cp <= 0xdbff) {
+        if (q - p < 12 || buf[p + 6] != '\\' || buf[p + 7] != 'u' || js_hex4(buf + p + 8, &lo) != 0 ||
+            lo < 0xdc00 || lo > 0xdfff) {
+            *why = "high surrogate not followed by a low surrogate escape";
+            return 0;
+        }
+        *dst += js_utf8(*dst, 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00));
+        return 12;
+    }
+    *dst += js_utf8(*dst, cp);
+    return 6;
+}
+
+/* Decode the escaped string body buf[b, q) into scratch; sets tok->str/len. */
+static json_stream_status js_unescape(json_stream *js, json_stream_token *tok, nl_error *err, size_t b, size_t q)
+{
+    size_t need = q - b ? q - b : 1;
+    if (js->scratch_cap < need) {
+        char *s = realloc(js->scratch, need);
+        if (!s)
+            return js_fail(js, err, NL_ERR_NOMEM, js->base + (int64_t)b, SIZE_MAX,
+                           "out of memory decoding a %zu-byte string", q - b);
+        js->scratch = s;
+        js->scratch_cap = need;
+    }
+    char *dst = js->scratch;
+    size_t p = b;
+    while (p < q) {
+        const char *bs = memchr(js->buf + p, '\\', q - p);
+        size_t run = bs ? (size_t)(bs - (js->buf + p)) : q - p;
+        memcpy(dst, js->buf + p, run);
+        dst += run;
+        p += run;
+        if (p >= q)
+            break;
+        char e = js->buf[p + 1]; /* the scanner guarantees a byte after every backslash before q */
+        static const char simple_in[] = "\"\\/bfnrt";
+        static const char simple_out[] = "\"\\/\b\f\n\r\t";
+        const char *hit = e ? strchr(simple_in, e) : NULL;
+        if (hit) {
+            *dst++ = simple_out[hit - simple_in];
+            p += 2;
+            continue;
+        }
+        const char *why = "invalid escape";
+        size_t used = e == 'u' ? js_unicode_escape(js->buf, p, q, &dst, &why) : 0;
+        if (!used)
+            return js_fail(js, err, NL_ERR_FORMAT, js->base + (int64_t)p, p, "%s", why);
+        p += used;
+    }
+    tok->str = js->scratch;
+    tok->len = (size_t)(dst - js->scratch);
+    return JSON_STREAM_TOKEN;
+}
+
+/* Find the closing quote of the string starting at buf[start] ('"'). On success sets *close to its index
+ * and *escaped. Returns TOKEN, NEED_MORE (resume state saved) or ERROR. */
+static json_stream_status js_scan_string(json_stream *js, nl_error *err, size_t *close, int *escaped)
+{
+    const char *buf = js->buf;
+    size_t body = js->start + 1;
+    size_t p = body + js->resume;
+    size_t end = js->end;
+    int esc = js->resume_escape;
+    for (;;) {
+        while (end - p >= 8) {
+            uint64_t w;
+            memcpy(&w, buf + p, 8);
+            if (js_special8(w))
+                break;
+            p += 8;
+        }
+        while (p < end) {
+            unsigned char c = (unsigned char)buf[p];
+            if (c == '"' || c == '\\' || c < 0x20)
+                break;
+            p++;
+        }
+        if (p - body > js->string_max)
+            return js_fail(js, err, NL_ERR_LIMIT, js->base + (int64_t)js->start, SIZE_MAX,
+                           "string longer than %zu bytes", js->string_max);
+        if (p >= end || (buf[p] == '\\' && p + 1 >= end)) {
+            if (js->eof)
+                return js_fail(js, err, NL_ERR_TRUNCATED, js->base + (int64_t)end, SIZE_MAX,
+                               "input ended inside a string that starts at offset %lld",
+                               (long long)(js->base + (int64_t)js->start));
+            js->resume = p - body;
+            js->resume_escape = esc;
+            return JSON_STREAM_NEED_MORE;
+        }
+        unsigned char c = (unsigned char)buf[p];
+        if (c == '"')
+            break;
+        if (c == '\\') {
+            esc = 1;
+            p += 2;
+            continue;
+        }
+        return js_fail(js, err, NL_ERR_FORMAT, js->base + (int64_t)p, SIZE_MAX,
+                       "unescaped control character 0x%02x in string", c);
+    }
+    js->resume = 0;
+    js->resume_escape = 0;
+    *close = p;
+    *escaped = esc;
+    return JSON_STREAM_TOKEN;
+}
+
+static json_stream_status js_string(json_stream *js, json_stream_token *tok, nl_error *err, int is_key)
+{
+    size_t q = 0;
+    int escaped = 0;
+    json_stream_status st = js_scan_string(js, err, &q, &escaped);
+    if (st != JSON_STREAM_TOKEN)
+        return st;
+    size_t b = js->start + 1;
+    tok->kind = is_key ? JSON_STREAM_KEY : JSON_STREAM_STRING;
+    tok->depth = js->depth;
+    tok->offset = js->base + (int64_t)js->start;
+    if (escaped) {
+        st = js_unescape(js, tok, err, b, q);
+        if (st != JSON_STREAM_TOKEN)
+            return st;
+    } else {
+        tok->str = js->buf + b;
+        tok->len = q - b;
+    }
+    js->start = q + 1;
+    js->mode = is_key ? JS_COLON : (js->depth ? JS_AFTER : JS_DONE);
+    return JSON_STREAM_TOKEN;
+}
+
+/* ---- numbers and literals ----------------------------------------------------------------------------- */
+
+static int js_is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Length of the JSON number at s[0, n) if it is exactly one valid number, else 0; *integral set. */
+static size_t js_number_grammar(const char *s, size_t n, int *integral)
+{
+    size_t i = 0;
+    *integral = 1;
+    if (i < n && s[i] == '-')
+        i++;
+    if (i < n && s[i] == '0')
+        i++;
+    else if (i < n && s[i] >= '1' && s[i] <= '9')
+        while (i < n && js_is_digit(s[i]))
+            i++;
+    else
+        return 0;
+    if (i < n && s[i] == '.') {
+        *integral = 0;
+        if (++i >= n || !js_is_digit(s[i]))
+            return 0;
+        while (i < n && js_is_digit(s[i]))
+            i++;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        *integral = 0;
+        if (++i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        if (i >= n || !js_is_digit(s[i]))
+            return 0;
+        while (i < n && js_is_digit(s[i]))
+            i++;
+    }
+    return i == n ? n : 0;
+}
+
+/* Convert a grammar-checked number literal. */
+static void js_number_value(const char *s, size_t n, int integral, json_stream_token *tok)
+{
+    if (integral) {
+        int neg = s[0] == '-';
+        uint64_t v = 0;
+        int overflow = 0;
+        for (size_t i = (size_t)neg; i < n; i++) {
+            unsigned d = (unsigned)(s[i] - '0');
+            if (v > (UINT64_MAX - d) / 10)
+                overflow = 1;
+            v = v * 10 + d;
+        }
+        if (!overflow && !neg && v <= (uint64_t)INT64_MAX) {
+            tok->kind = JSON_STREAM_INT;
+            tok->i = (int64_t)v;
+            tok->d = (double)v;
+            return;
+        }
+        if (!overflow && !neg) {
+            tok->kind = JSON_STREAM_UINT;
+            tok->u = v;
+            tok->d = (double)v;
+            return;
+        }
+        if (!overflow && neg && v <= (uint64_t)INT64_MAX + 1) {
+            tok->kind = JSON_STREAM_INT;
+            tok->i = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+            tok->d = (double)tok->i;
+            return;
+        }
+    }
+    char tmp[JSON_STREAM_NUMBER_MAX + 1];
+    memcpy(tmp, s, n);
+    tmp[n] = '\0';
+    tok->kind = JSON_STREAM_DOUBLE;
+    tok->d = strtod(tmp, NULL);
+}
+
+static int js_number_char(char c)
+{
+    return js_is_digit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+static json_stream_status js_number(json_stream *js, json_stream_token *tok, nl_error *err)
+{
+    size_t p = js->start;
+    while (p < js->end && js_number_char(js->buf[p]) && p - js->start <= JSON_STREAM_NUMBER_MAX)
+        p++;
+    size_t n = p - js->start;
+    if (n > JSON_STREAM_NUMBER_MAX)
+        return js_fail(js, err, NL_ERR_LIMIT, js->base + (int64_t)js->start, SIZE_MAX,
+                       "number literal longer than %u characters", JSON_STREAM_NUMBER_MAX);
+    if (p == js->end && !js->eof)
+        return JSON_STREAM_NEED_MORE;
+    int integral;
+    if (!js_number_grammar(js->buf + js->start, n, &integral)) {
+        /* At the end of input, "-", "1." or "2e+" are numbers cut short: they become valid with one more
+         * digit. That is truncation, not a malformed literal. */
+        char tmp[JSON_STREAM_NUMBER_MAX + 2];
+        memcpy(tmp, js->buf + js->start, n);
+        tmp[n] = '0';
+        if (p == js->end && js_number_grammar(tmp, n + 1, &integral))
+            return js_fail(js, err, NL_ERR_TRUNCATED, js->base + (int64_t)js->end, SIZE_MAX,
+                           "input ended inside a number");
+        return js_fail(js, err, NL_ERR_FORMAT, js->base + (int64_t)js->start, js->start, "invalid number");
+    }
+    tok->i = 0;
+    tok->u = 0;
+    js_number_value(js->buf + js->start, n, integral, tok);
+    tok->depth = js->depth;
+    tok->offset = js->base + (int64_t)js->start;
+    tok->str = js->buf + js->start;
+    tok->len = n;
+    js->start = p;
+    js->mode = js->depth ? JS_AFTER : JS_DONE;
+    return JSON_STREAM_TOKEN;
+}
+
+static json_stream_status js_literal(json_stream *js, json_stream_token *tok, nl_error *err)
+{
+    static const struct {
+        const char *text;
+        size_t len;
+        json_stream_kind kind;
+    } lits[] = {{"true", 4, JSON_STREAM_TRUE}, {"false", 5, JSON_STREAM_FALSE}, {"null", 4, JSON_STREAM_NULL}};
+    char c = js->buf[js->start];
+    size_t k = c == 't' ? 0 : c == 'f' ? 1 : 2;
+    size_t have = js->end - js->start;
+    size_t cmp = have < lits[k].len ? have : lits[k].len;
+    if (memcmp(js->buf + js->start, lits[k].text, cmp) != 0)
+        return js_fail(js, err, NL_ERR_FORMAT, js->base + (int64_t)js->start, js->start, "invalid literal");
+    if (have < lits[k].len) {
+        if (js->eof)
+            return js_fail(js, err, NL_ERR_TRUNCATED, js->base + (int64_t)js->end, SIZE_MAX,
+                           "input ended inside the literal '%s'", lits[k].text);
+        return JSON_STREAM_NEED_MORE;
+    }
+    tok->kind = lits[k].kind;
+    tok->depth = js->depth;
+    tok->offset = js->base + (int64_t)js->start;
+    tok->str = NULL;
+    tok->len = 0;
+    js->start += lits[k].len;
+    js->mode = js->depth ? JS_AFTER : JS_DONE;
+    return JSON_STREAM_TOKEN;
+}
+
+/* ---- the state machine -------------------------------------------------------------------------------- */
+
+static json_stream_status js_value(json_stream *js, json_stream_token *tok, nl_error *err, char c)
+{
+    switch (c) {
+    case '{': return js_open(js, tok, err, 0);
+    case '[': return js_open(js, tok, err, 1);
+    case '"': return js_string(js, tok, err, 0);
+    case 't':
+    case 'f':
+    case 'n': return js_literal(js, tok, err);
+    default:
+        if (c == '-' || js_is_digit(c))
+            return js_number(js, tok, err);
+        return js_fail(js, err, NL_ERR_FORMAT, js->base + (int64_t)js->start, js->start, "expected a value");
+    }
+}
+
+static json_stream_status js_at_end(json_stream *js, nl_error *err)
+{
+    if (!js->eof)
+        return JSON_STREAM_NEED_MORE;
+    if (js->mode == JS_DONE)
+        return JSON_STREAM_END;
+    int64_t off = js->base + (int64_t)js->end;
+    if (off == 0)
+        return js_fail(js, err, NL_ERR_TRUNCATED, 0, SIZE_MAX, "empty input: no JSON value");
+    return js_fail(js, err, NL_ERR_TRUNCATED, off, SIZE_MAX, "input ended inside %s at depth %u",
+                   js->depth ? (js_top_is_array(js) ? "an array" : "an object") : "the document", js->depth);
+}
+
+json_stream_status json_stream_next(json_stream *js, json_stream_token *tok, nl_error *err)
+{
+    if (js->failed) {
+        if (err)
+            *err = js->error;
+        return JSON_STREAM_ERROR;
+    }
+    const char *buf = js->buf;
+    for (;;) {
+        size_t p = js->start;
+        while (p < js->end && (buf[p] == ' ' || buf[p] == '\n' || buf[p] == '\r' || buf[p] == '\t'))
+            p++;
+        js->start = p;
+        if (p == js->end)
+            return js_at_end(js, err);
+        char c = buf[p];
+        switch (js->mode) {
+        case JS_VALUE: return js_value(js, tok, err, c);
+        case JS_ARRAY_FIRST:
+            if (c == ']')
+                return js_close(js, tok, err, c);
+            return js_value(js, tok, err, c);
+        case JS_OBJECT_FIRST:
+            if (c == '}')
+                return js_close(js, tok, err, c);
+            /* fall through */
+        case JS_KEY:
+            if (c == '"')
+                return js_string(js, tok, err, 1);
+            return js_fail(js, err, NL_ERR_FORMAT, js->base + (int64_t)p, p, "expected a string key");
+        case JS_COLON:
+            if (c != ':')
+                return js_fail(js, err, NL_ERR_FORMAT, js->base + (int64_t)p, p, "expected ':'");
+            js->start = p + 1;
+            js->mode = JS_VALUE;
+            continue;
+        case JS_AFTER:
+            if (c == ',') {
+                js->start = p + 1;
+                js->mode = js_top_is_array(js) ? JS_VALUE : JS_KEY;
+                continue;
+            }
+            if (c == ']' || c == '}')
+                return js_close(js, tok, err, c);
+            return js_fail(js, err, NL_ERR_FORMAT, js->base + (int64_t)p, p,
+                           js_top_is_array(js) ? "expected ',' or ']'" : "expected ',' or '}'");
+        case JS_DONE:
+            return js_fail(js, err, NL_ERR_FORMAT, js->base + (int64_t)p, p,
+                           "unexpected data after the top-level value");
+        }
+    }
+}

@@ -1,0 +1,92 @@
+/* json_stream — a streaming JSON tokenizer (pull tokens, push bytes) with flat memory.
+ *
+ * Owns: its input buffer (holds unconsumed bytes: at most one partial token plus what the caller pushed),
+ * a scratch buffer for strings with escapes, and the container stack (a bit per level). Bytes are pushed in
+ * chunks of any size and boundary (json_stream_feed, or zero-copy json_stream_reserve + commit); tokens are
+ * pulled with json_stream_next, which answers TOKEN, NEED_MORE (push more bytes, or finish), END or ERROR.
+ * The grammar is RFC 8259, strict (one top-level value, no trailing commas, no comments, no NaN, no lone
+ * surrogates); UTF-8 in strings is passed through unvalidated.
+ * Threads: one json_stream per thread. Errors: nl_error with the absolute byte offset (NL_ERR_FORMAT,
+ * NL_ERR_TRUNCATED when input ends inside a value, NL_ERR_LIMIT for the caps below, NL_ERR_NOMEM); after
+ * an error every further call fails the same way. */
+#ifndef NL_JSON_STREAM_H
+#define NL_JSON_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nl_error.h"
+
+/* Default and hard caps on nesting depth, on one string's encoded length, and on a number's length. */
+#define JSON_STREAM_DEPTH_MAX 256u
+#define JSON_STREAM_DEPTH_LIMIT 4096u
+#define JSON_STREAM_STRING_MAX ((size_t)64 << 20)
+#define JSON_STREAM_NUMBER_MAX 512u
+
+typedef enum json_stream_kind {
+    JSON_STREAM_OBJECT_BEGIN = 1,
+    JSON_STREAM_OBJECT_END,
+    JSON_STREAM_ARRAY_BEGIN,
+    JSON_STREAM_ARRAY_END,
+    JSON_STREAM_KEY,    /* an object member name */
+    JSON_STREAM_STRING, /* a string value */
+    JSON_STREAM_INT,    /* integral number (no fraction/exponent) in int64 range: i (and d) */
+    JSON_STREAM_UINT,   /* integral number in (INT64_MAX, UINT64_MAX]: u (and d) */
+    JSON_STREAM_DOUBLE, /* any other number: d (±inf when out of double range) */
+    JSON_STREAM_TRUE,
+    JSON_STREAM_FALSE,
+    JSON_STREAM_NULL,
+} json_stream_kind;
+
+typedef struct json_stream_token {
+    json_stream_kind kind;
+    uint32_t depth; /* containers enclosing the token; an END has the depth of its BEGIN; top value = 0 */
+    int64_t offset; /* absolute byte offset of the token's first byte */
+    /* KEY/STRING: the decoded bytes (UTF-8, may contain NUL); INT/UINT/DOUBLE: the literal as written.
+     * Not NUL-terminated; borrowed until the next call on the stream. NULL/0 for other kinds. */
+    const char *str;
+    size_t len;
+    int64_t i;
+    uint64_t u;
+    double d;
+} json_stream_token;
+
+typedef enum json_stream_status {
+    JSON_STREAM_TOKEN,     /* *tok holds the next token */
+    JSON_STREAM_NEED_MORE, /* every pushed byte is consumed or belongs to an unfinished token */
+    JSON_STREAM_END,       /* json_stream_finish was called and the single top-level value is complete */
+    JSON_STREAM_ERROR,     /* err is set; the stream is dead */
+} json_stream_status;
+
+typedef struct json_stream_options {
+    const char *source;  /* name for error messages (a path); nullable, copied */
+    uint32_t depth_max;  /* 0 = JSON_STREAM_DEPTH_MAX; clamped to JSON_STREAM_DEPTH_LIMIT */
+    size_t string_max;   /* 0 = JSON_STREAM_STRING_MAX */
+} json_stream_options;
+
+typedef struct json_stream json_stream;
+
+/* A new tokenizer; opt may be NULL. NULL with err set (NL_ERR_NOMEM). */
+json_stream *json_stream_new(const json_stream_options *opt, nl_error *err) __attribute__((warn_unused_result));
+void json_stream_free(json_stream *js);
+/* Forget all input and state (keeps options and buffers) to tokenize a new document. */
+void json_stream_reset(json_stream *js);
+
+/* Push bytes (copied). 0, or -1 with err set (NL_ERR_NOMEM). Invalidates the last token's pointers. */
+int json_stream_feed(json_stream *js, const void *data, size_t len, nl_error *err) __attribute__((warn_unused_result));
+/* Zero-copy push: a pointer to at least `min` writable bytes (*avail gets the exact count), then commit
+ * how many were written. NULL with err set on NL_ERR_NOMEM. Invalidates the last token's pointers. */
+char *json_stream_reserve(json_stream *js, size_t min, size_t *avail, nl_error *err) __attribute__((warn_unused_result));
+void json_stream_commit(json_stream *js, size_t n);
+/* No more input will come. */
+void json_stream_finish(json_stream *js);
+
+/* The next token. See json_stream_status. */
+json_stream_status json_stream_next(json_stream *js, json_stream_token *tok, nl_error *err)
+    __attribute__((warn_unused_result));
+
+/* Absolute offset of the first byte not yet consumed, and the current nesting depth. */
+int64_t json_stream_offset(const json_stream *js);
+uint32_t json_stream_depth(const json_stream *js);
+
+#endif

@@ -1,0 +1,980 @@
+/* neuron_json — see neuron_json.h.
+ *
+ * Input format (formats.md §4; verified on neuron-profile 2.27.33 exports):
+ *
+ *   { "<array name>": [ {record}, {record}, ... ], ... }     one object; key order differs between files
+ *
+ *   modelled arrays (→ device_model):
+ *     instruction[]       flat records, ~2 KB each; 22 keys always present, ~19 sparse ones (absent = 0/"")
+ *                         nested values: raw_framework_id [int], predecessors [{id,type}] (ignored)
+ *                         hlo_attrs is JSON *text*: "[{\"op_type\":…,\"source_file\":…,\"source_line\":\"0\"}]"
+ *     dma[]               packet and aggregated records (aggregated:"yes"); flags are "yes"/"no" strings;
+ *                         dma_engine / dma_queue are digit strings; ids ≥ 2^53 (integers, never doubles)
+ *     active_time[], semaphore_update[], layer_summary[], warnings[]       flat records
+ *     summary[0], metadata[0], model_info[0], profile_info[0], neff_header[0]   singletons → kvlist
+ *   every other array (ham, dma_throughput, terminology, neff_node, ...) is skipped and counted.
+ *
+ * Times are raw device ns; metadata (with first_hw_timestamp) may come after the rows, so rows are stored
+ * raw and device_model_finish normalises at the end.
+ *
+ * Parsing: json_stream tokens drive the state machine below; token depth says where we are
+ * (0 top object, 1 top keys/arrays, 2 records, 3 record keys/values, ≥4 inside a nested value):
+ *
+ *   START ─{→ TOP ─key→ TOP_VALUE ─[→ ARRAY ─{→ RECORD ─key→ FIELD ─scalar→ RECORD
+ *                                  │           │  └─}→ ARRAY      └─{ or [→ NESTED ─matching end→ RECORD
+ *                                  │           └─]→ TOP
+ *                                  └─ not modelled / not an array → SKIP_ARRAY / SKIP_VALUE → TOP
+ *
+ * A record's values collect in `row` (zeroed from a per-table default) and are appended when its '}'
+ * arrives, so sparse keys cost nothing and key order is irrelevant. Record keys are found through a small
+ * per-table hash index built at start (no global state). Strings are interned; hlo_attrs → source location
+ * and dma subgroup → queue name are computed once per distinct string (caches indexed by strtab id). */
+#include "neuron_json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hashtab.h"
+#include "json_kv_internal.h"
+#include "json_stream.h"
+
+/* ---- arrays and fields -------------------------------------------------------------------------------- */
+
+enum nj_kind {
+    NJ_INSTRUCTION = DEVICE_MODEL_INSTRUCTIONS,
+    NJ_DMA = DEVICE_MODEL_DMA,
+    NJ_ACTIVE = DEVICE_MODEL_ACTIVE_TIME,
+    NJ_SEM = DEVICE_MODEL_SEMAPHORES,
+    NJ_LAYER = DEVICE_MODEL_LAYERS,
+    NJ_WARN = DEVICE_MODEL_WARNINGS,
+    NJ_TABLES,                       /* kinds below NJ_TABLES are tables */
+    NJ_SINGLETON0 = NJ_TABLES,       /* NJ_SINGLETON0 + device_model_record */
+    NJ_KINDS = NJ_SINGLETON0 + DEVICE_MODEL_RECORD_COUNT,
+    NJ_OTHER = NJ_KINDS,             /* not modelled */
+};
+
+static const char *const nj_array_names[NJ_KINDS] = {
+    "instruction", "dma", "active_time", "semaphore_update", "layer_summary", "warnings",
+    "summary", "metadata", "model_info", "profile_info", "neff_header",
+};
+
+enum nj_action {
+    NJ_IGNORE,    /* known, not modelled */
+    NJ_COL,       /* convert to the column's kind */
+    NJ_FLAG,      /* "yes"/true sets bit `bit` of column `col` */
+    NJ_STRINT,    /* digit string or number → TABLE_INT (-1 when not a number) */
+    NJ_SRC_NKI,   /* instruction source location candidates */
+    NJ_SRC_BIR,
+    NJ_HLO_ATTRS,
+};
+
+typedef struct nj_field {
+    const char *name;
+    uint8_t action;
+    uint8_t col;
+    uint8_t bit;
+} nj_field;
+
+#define NJ_C(n, c) {n, NJ_COL, c, 0}
+#define NJ_I(n) {n, NJ_IGNORE, 0, 0}
+
+static const nj_field nj_instr_fields[] = {
+    NJ_C("timestamp", DM_INSTR_TIMESTAMP), NJ_C("duration", DM_INSTR_DURATION),
+    NJ_C("evt_wait_time", DM_INSTR_EVT_WAIT), NJ_C("id", DM_INSTR_ID), NJ_C("subgroup", DM_INSTR_ENGINE),
+    NJ_C("label", DM_INSTR_LABEL), NJ_C("opcode", DM_INSTR_OPCODE),
+    NJ_C("compiler_opcode", DM_INSTR_COMPILER_OPCODE), NJ_C("layer", DM_INSTR_LAYER),
+    NJ_C("hlo_name", DM_INSTR_HLO_NAME), NJ_C("instruction_type", DM_INSTR_TYPE),
+    NJ_C("hbm_read_bytes", DM_INSTR_HBM_READ), NJ_C("hbm_write_bytes", DM_INSTR_HBM_WRITE),
+    NJ_C("sbuf_read_bytes", DM_INSTR_SBUF_READ), NJ_C("sbuf_write_bytes", DM_INSTR_SBUF_WRITE),
+    NJ_C("psum_read_bytes", DM_INSTR_PSUM_READ), NJ_C("psum_write_bytes", DM_INSTR_PSUM_WRITE),
+    NJ_C("spill_save_bytes", DM_INSTR_SPILL_SAVE), NJ_C("spill_reload_bytes", DM_INSTR_SPILL_RELOAD),
+    {"nki_source_location", NJ_SRC_NKI, 0, 0}, {"bir_debug_info_source_location", NJ_SRC_BIR, 0, 0},
+    {"hlo_attrs", NJ_HLO_ATTRS, 0, 0},
+    NJ_I("activation_fn"), NJ_I("bir_id"), NJ_I("bir_instruction_name"), NJ_I("crc_in"), NJ_I("crc_out"),
+    NJ_I("fully_qualified_subgraph"), NJ_I("operands"), NJ_I("pc"), NJ_I("penguin_id"), NJ_I("raw_bir_id"),
+    NJ_I("raw_penguin_id"), NJ_I("compiler_operands"), NJ_I("compiler_pc"), NJ_I("elements"),
+    NJ_I("psum_read_sbuf_write_bytes"), NJ_I("is_psum_read_sbuf_write"), NJ_I("weight_queue_bytes"),
+    NJ_I("predecessors"), NJ_I("raw_framework_id"), NJ_I("raw_hlo_id"), NJ_I("trigger"),
+    NJ_I("stack_frame_ids"), NJ_I("subgraph"), NJ_I("kernel_instruction_name"), NJ_I("inst_dep_ids"),
+};
+
+static const nj_field nj_dma_fields[] = {
+    NJ_C("timestamp", DM_DMA_TIMESTAMP), NJ_C("duration", DM_DMA_DURATION), NJ_C("id", DM_DMA_ID),
+    NJ_C("packet_aggregation_id", DM_DMA_AGG_ID), NJ_C("transfer_size", DM_DMA_TRANSFER_SIZE),
+    NJ_C("subgroup", DM_DMA_SUBGROUP), NJ_C("queue_type", DM_DMA_QUEUE_TYPE), NJ_C("variable", DM_DMA_VARIABLE),
+    {"dma_engine", NJ_STRINT, DM_DMA_ENGINE, 0}, {"dma_queue", NJ_STRINT, DM_DMA_QUEUE_IDX, 0},
+    {"aggregated", NJ_FLAG, DM_DMA_FLAGS, DM_DMA_F_AGGREGATED}, {"is_cc_dma", NJ_FLAG, DM_DMA_FLAGS, DM_DMA_F_CC},
+    {"duplicate", NJ_FLAG, DM_DMA_FLAGS, DM_DMA_F_DUPLICATE},
+    NJ_I("trigger"), NJ_I("op"), NJ_I("source"), NJ_I("dest"), NJ_I("semaphore_id"), NJ_I("read_size"),
+    NJ_I("write_size"), NJ_I("transfer_rate"), NJ_I("crc"), NJ_I("block_id"), NJ_I("packet_idx"),
+    NJ_I("source_sb_partitions"), NJ_I("source_num_sb_partitions"), NJ_I("source_steps"), NJ_I("source_offset"),
+    NJ_I("read_shape"), NJ_I("dest_sb_partitions"), NJ_I("dest_num_sb_partitions"), NJ_I("dest_steps"),
+    NJ_I("dest_offset"), NJ_I("write_shape"),
+};
+
+static const nj_field nj_active_fields[] = {
+    NJ_C("engine", DM_ACTIVE_ENGINE), NJ_C("start_ts", DM_ACTIVE_START), NJ_C("end_ts", DM_ACTIVE_END),
+    NJ_C("duration_ns", DM_ACTIVE_DURATION), NJ_C("pcore_idx", DM_ACTIVE_PCORE),
+};
+
+static const nj_field nj_sem_fields[] = {
+    NJ_C("id", DM_SEM_ID), NJ_C("value", DM_SEM_VALUE), NJ_C("timestamp", DM_SEM_TIMESTAMP),
+};
+
+#define NJ_LAYER_ENGINE(e, E)                                                                                   \
+    NJ_C(e "_engine_active_time", DM_LAYER_ACTIVE(E)), NJ_C(e "_engine_instruction_time", DM_LAYER_INSTR_TIME(E)), \
+        NJ_C(e "_engine_instruction_count", DM_LAYER_INSTR_COUNT(E)), NJ_I(e "_engine_active_percent")
+
+static const nj_field nj_layer_fields[] = {
+    NJ_C("name", DM_LAYER_NAME), NJ_C("fully_qualified_subgraph", DM_LAYER_SUBGRAPH), NJ_C("start", DM_LAYER_START),
+    NJ_C("end", DM_LAYER_END), NJ_C("duration", DM_LAYER_DURATION),
+    NJ_LAYER_ENGINE("tensor", DM_ENGINE_TENSOR), NJ_LAYER_ENGINE("vector", DM_ENGINE_VECTOR),
+    NJ_LAYER_ENGINE("scalar", DM_ENGINE_SCALAR), NJ_LAYER_ENGINE("gpsimd", DM_ENGINE_GPSIMD),
+    NJ_LAYER_ENGINE("sync", DM_ENGINE_SYNC),
+    NJ_C("tensor_engine_flop_count", DM_LAYER_FLOPS), NJ_C("tensor_engine_model_flop_count", DM_LAYER_MODEL_FLOPS),
+    NJ_C("tensor_engine_mfu", DM_LAYER_MFU), NJ_C("tensor_engine_hfu", DM_LAYER_HFU),
+};
+
+static const nj_field nj_warn_fields[] = {
+    NJ_C("message", DM_WARN_MESSAGE), NJ_C("category", DM_WARN_CATEGORY),
+};
+
+static const struct {
+    const nj_field *fields;
+    size_t n;
+} nj_field_tables[NJ_TABLES] = {
+    [NJ_INSTRUCTION] = {nj_instr_fields, sizeof nj_instr_fields / sizeof nj_instr_fields[0]},
+    [NJ_DMA] = {nj_dma_fields, sizeof nj_dma_fields / sizeof nj_dma_fields[0]},
+    [NJ_ACTIVE] = {nj_active_fields, sizeof nj_active_fields / sizeof nj_active_fields[0]},
+    [NJ_SEM] = {nj_sem_fields, sizeof nj_sem_fields / sizeof nj_sem_fields[0]},
+    [NJ_LAYER] = {nj_layer_fields, sizeof nj_layer_fields / sizeof nj_layer_fields[0]},
+    [NJ_WARN] = {nj_warn_fields, sizeof nj_warn_fields / sizeof nj_warn_fields[0]},
+};
+
+/* Per-table key index: open addressing over field indexes (+1; 0 = empty). */
+#define NJ_KEY_SLOTS 256u
+
+/* ---- reader state ------------------------------------------------------------------------------------- */
+
+enum nj_state {
+    NJ_S_START,
+    NJ_S_TOP,
+    NJ_S_TOP_VALUE,
+    NJ_S_ARRAY,
+    NJ_S_RECORD,
+    NJ_S_FIELD,
+    NJ_S_NESTED,
+    NJ_S_SKIP_ARRAY,
+    NJ_S_SKIP_VALUE,
+    NJ_S_SKIP_RECORD,
+    NJ_S_DONE,
+};
+
+/* strtab id → derived strtab id (+1; 0 = not computed yet); reader-lifetime, malloc'd. */
+typedef struct nj_idcache {
+    uint32_t *v;
+    size_t cap;
+} nj_idcache;
+
+typedef struct nj_reader {
+    device_model *m;
+    strtab *strings;
+    json_stream *js;
+    nl_error *err; /* = &error; copied to the caller's at the end */
+    nl_error error;
+    const char *name;
+    /* input */
+    const neuron_json_options *opt;
+    int fd;
+    const unsigned char *mem;
+    size_t mem_len, mem_pos;
+    size_t read_size;
+    uint64_t bytes_read, bytes_total, progress_next;
+    /* position */
+    enum nj_state state;
+    int kind;
+    uint32_t array_id; /* strtab id of the current top-level key */
+    char array_text[48];
+    uint64_t index; /* current element's index in its array */
+    uint64_t count; /* elements seen in the current array */
+    const nj_field *field;
+    uint32_t key_id;
+    char key_text[48];
+    int64_t key_offset;
+    uint32_t since_poll;
+    /* current record */
+    kvlist *record;
+    table_value row[TABLE_COLUMNS_MAX];
+    uint32_t src_nki, src_bir, hlo_attrs;
+    /* lookup and caches */
+    uint16_t slots[NJ_TABLES][NJ_KEY_SLOTS];
+    nj_idcache attrs_source;
+    nj_idcache subgroup_queue;
+    json_stream *attrs_js;
+    char *tmp;
+    size_t tmp_cap;
+} nj_reader;
+
+/* ---- errors ------------------------------------------------------------------------------------------- */
+
+static int nj_in_record(const nj_reader *r)
+{
+    return r->state == NJ_S_RECORD || r->state == NJ_S_FIELD || r->state == NJ_S_NESTED ||
+           r->state == NJ_S_SKIP_RECORD;
+}
+
+/* Complete r->err with file, offset (when unset), record index and field. Returns -1. */
+static int nj_context(nj_reader *r, int64_t offset)
+{
+    nl_error *e = r->err;
+    if (!e->source[0])
+        snprintf(e->source, sizeof e->source, "%s", r->name);
+    if (e->offset < 0)
+        e->offset = offset;
+    if (nj_in_record(r) || r->state == NJ_S_ARRAY) {
+        if (nj_in_record(r))
+            e->record = (int64_t)r->index;
+        char field[NL_ERROR_FIELD_MAX];
+        if (r->state == NJ_S_FIELD || r->state == NJ_S_NESTED)
+            snprintf(field, sizeof field, "%.30s.%.31s", r->array_text, r->key_text);
+        else
+            snprintf(field, sizeof field, "%s", r->array_text);
+        if (!e->field[0])
+            nl_error_set_field(e, field);
+    }
+    return -1;
+}
+
+static int nj_fail(nj_reader *r, nl_error_code code, int64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int nj_fail(nj_reader *r, nl_error_code code, int64_t offset, const char *fmt, ...)
+{
+    char msg[NL_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    nl_error_set(r->err, code, r->name, offset, "%s", msg);
+    return nj_context(r, offset);
+}
+
+static const char *nj_kind_word(json_stream_kind k)
+{
+    switch (k) {
+    case JSON_STREAM_OBJECT_BEGIN: return "an object";
+    case JSON_STREAM_ARRAY_BEGIN: return "an array";
+    case JSON_STREAM_STRING: return "a string";
+    case JSON_STREAM_INT:
+    case JSON_STREAM_UINT:
+    case JSON_STREAM_DOUBLE: return "a number";
+    case JSON_STREAM_TRUE:
+    case JSON_STREAM_FALSE: return "a boolean";
+    case JSON_STREAM_NULL: return "null";
+    default: return "a token";
+    }
+}
+
+static int nj_type_error(nj_reader *r, const json_stream_token *t, const char *want)
+{
+    return nj_fail(r, NL_ERR_FORMAT, t->offset, "%s[%llu].%s: expected %s, got %s", r->array_text,
+                   (unsigned long long)r->index, r->key_text, want, nj_kind_word(t->kind));
+}
+
+/* ---- small helpers ------------------------------------------------------------------------------------ */
+
+static uint32_t nj_idcache_get(const nj_idcache *c, uint32_t id)
+{
+    return id < c->cap ? c->v[id] : 0;
+}
+
+static int nj_idcache_put(nj_idcache *c, uint32_t id, uint32_t derived)
+{
+    if (id >= c->cap) {
+        size_t cap = c->cap ? c->cap : 256;
+        while (cap <= id)
+            cap *= 2;
+        uint32_t *v = realloc(c->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        memset(v + c->cap, 0, (cap - c->cap) * sizeof *v);
+        c->v = v;
+        c->cap = cap;
+    }
+    c->v[id] = derived + 1;
+    return 0;
+}
+
+static int nj_tmp_reserve(nj_reader *r, size_t n)
+{
+    if (n <= r->tmp_cap)
+        return 0;
+    char *p = realloc(r->tmp, n);
+    if (!p)
+        return -1;
+    r->tmp = p;
+    r->tmp_cap = n;
+    return 0;
+}
+
+static void nj_copy_text(char *dst, size_t cap, const char *s, size_t len)
+{
+    size_t n = len < cap - 1 ? len : cap - 1;
+    memcpy(dst, s, n);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)dst[i] < 0x20)
+            dst[i] = '?';
+    dst[n] = '\0';
+}
+
+static int nj_has_prefix(const nj_reader *r, uint32_t id, const char *prefix)
+{
+    size_t len, n = strlen(prefix);
+    const char *s = device_model_str(r->m, id, &len);
+    return s && len >= n && memcmp(s, prefix, n) == 0;
+}
+
+static int nj_poll(nj_reader *r, int64_t offset)
+{
+    if (r->opt && r->opt->cancel && atomic_load_explicit(r->opt->cancel, memory_order_relaxed))
+        return nj_fail(r, NL_ERR_CANCELLED, offset, "cancelled after %llu bytes",
+                       (unsigned long long)r->bytes_read);
+    return 0;
+}
+
+static void nj_progress(nj_reader *r, int force)
+{
+    if (!r->opt || !r->opt->progress || (!force && r->bytes_read < r->progress_next))
+        return;
+    r->progress_next = r->bytes_read + NEURON_JSON_PROGRESS_STEP;
+    r->opt->progress(r->opt->progress_ctx, r->bytes_read, r->bytes_total);
+}
+
+/* ---- key lookup --------------------------------------------------------------------------------------- */
+
+static void nj_build_index(nj_reader *r)
+{
+    for (int k = 0; k < NJ_TABLES; k++) {
+        for (size_t f = 0; f < nj_field_tables[k].n; f++) {
+            const char *name = nj_field_tables[k].fields[f].name;
+            uint32_t i = hashtab_hash_bytes(name, strlen(name)) & (NJ_KEY_SLOTS - 1);
+            while (r->slots[k][i])
+                i = (i + 1) & (NJ_KEY_SLOTS - 1);
+            r->slots[k][i] = (uint16_t)(f + 1);
+        }
+    }
+}
+
+/* The field named s[0, len) of table kind k, or NULL. */
+static const nj_field *nj_lookup(const nj_reader *r, int k, const char *s, size_t len)
+{
+    uint32_t i = hashtab_hash_bytes(s, len) & (NJ_KEY_SLOTS - 1);
+    for (;;) {
+        uint16_t v = r->slots[k][i];
+        if (!v)
+            return NULL;
+        const nj_field *f = &nj_field_tables[k].fields[v - 1];
+        if (strncmp(f->name, s, len) == 0 && f->name[len] == '\0')
+            return f;
+        i = (i + 1) & (NJ_KEY_SLOTS - 1);
+    }
+}
+
+static int nj_array_kind(const char *s, size_t len)
+{
+    for (int k = 0; k < NJ_KINDS; k++)
+        if (strlen(nj_array_names[k]) == len && memcmp(nj_array_names[k], s, len) == 0)
+            return k;
+    return NJ_OTHER;
+}
+
+/* ---- value conversion --------------------------------------------------------------------------------- */
+
+static int nj_to_int(nj_reader *r, const json_stream_token *t, int64_t *out)
+{
+    switch (t->kind) {
+    case JSON_STREAM_INT: *out = t->i; return 0;
+    case JSON_STREAM_NULL: *out = 0; return 0;
+    case JSON_STREAM_DOUBLE:
+        if (isfinite(t->d) && t->d > -9.2e18 && t->d < 9.2e18) {
+            *out = llround(t->d);
+            return 0;
+        }
+        return nj_fail(r, NL_ERR_FORMAT, t->offset, "%s[%llu].%s: number %.*s is outside the int64 range",
+                       r->array_text, (unsigned long long)r->index, r->key_text, (int)t->len, t->str);
+    case JSON_STREAM_UINT:
+        return nj_fail(r, NL_ERR_FORMAT, t->offset, "%s[%llu].%s: number %.*s is outside the int64 range",
+                       r->array_text, (unsigned long long)r->index, r->key_text, (int)t->len, t->str);
+    default: return nj_type_error(r, t, "a number");
+    }
+}
+
+static int nj_to_uint(nj_reader *r, const json_stream_token *t, uint64_t *out)
+{
+    switch (t->kind) {
+    case JSON_STREAM_UINT: *out = t->u; return 0;
+    case JSON_STREAM_NULL: *out = 0; return 0;
+    case JSON_STREAM_INT:
+        if (t->i >= 0) {
+            *out = (uint64_t)t->i;
+            return 0;
+        }
+        break;
+    case JSON_STREAM_DOUBLE:
+        if (isfinite(t->d) && t->d >= 0 && t->d < 1.8e19) {
+            *out = t->d < 9.2e18 ? (uint64_t)llround(t->d) : (uint64_t)t->d;
+            return 0;
+        }
+        break;
+    default: return nj_type_error(r, t, "a non-negative integer");
+    }
+    return nj_fail(r, NL_ERR_FORMAT, t->offset, "%s[%llu].%s: %.*s is not a non-negative 64-bit integer",
+                   r->array_text, (unsigned long long)r->index, r->key_text, (int)t->len, t->str);
+}
+
+static int nj_to_str(nj_reader *r, const json_stream_token *t, uint32_t *out)
+{
+    switch (t->kind) {
+    case JSON_STREAM_STRING:
+    case JSON_STREAM_INT:
+    case JSON_STREAM_UINT:
+    case JSON_STREAM_DOUBLE: return strtab_intern(r->strings, t->str, t->len, out, r->err);
+    case JSON_STREAM_TRUE: return strtab_intern(r->strings, "true", 4, out, r->err);
+    case JSON_STREAM_FALSE: return strtab_intern(r->strings, "false", 5, out, r->err);
+    case JSON_STREAM_NULL: *out = 0; return 0;
+    default: return nj_type_error(r, t, "a string");
+    }
+}
+
+static int nj_to_f64(nj_reader *r, const json_stream_token *t, double *out)
+{
+    switch (t->kind) {
+    case JSON_STREAM_INT:
+    case JSON_STREAM_UINT:
+    case JSON_STREAM_DOUBLE: *out = t->d; return 0;
+    case JSON_STREAM_NULL: *out = 0; return 0;
+    default: return nj_type_error(r, t, "a number");
+    }
+}
+
+/* "yes"/"true"/true/nonzero → 1; "no"/"false"/""/false/0/null → 0. */
+static int nj_to_flag(nj_reader *r, const json_stream_token *t, int *on)
+{
+    switch (t->kind) {
+    case JSON_STREAM_STRING:
+        *on = (t->len == 3 && memcmp(t->str, "yes", 3) == 0) || (t->len == 4 && memcmp(t->str, "true", 4) == 0);
+        return 0;
+    case JSON_STREAM_TRUE: *on = 1; return 0;
+    case JSON_STREAM_FALSE:
+    case JSON_STREAM_NULL: *on = 0; return 0;
+    case JSON_STREAM_INT:
+    case JSON_STREAM_UINT:
+    case JSON_STREAM_DOUBLE: *on = t->d != 0; return 0;
+    default: return nj_type_error(r, t, "\"yes\" or \"no\"");
+    }
+}
+
+/* A digit string ("15") or a number; anything else → -1 (unknown). */
+static int nj_to_strint(nj_reader *r, const json_stream_token *t, int64_t *out)
+{
+    if (t->kind != JSON_STREAM_STRING)
+        return t->kind == JSON_STREAM_NULL ? (*out = -1, 0) : nj_to_int(r, t, out);
+    int64_t v = 0;
+    if (t->len == 0 || t->len > 18) {
+        *out = -1;
+        return 0;
+    }
+    for (size_t i = 0; i < t->len; i++) {
+        if (t->str[i] < '0' || t->str[i] > '9') {
+            *out = -1;
+            return 0;
+        }
+        v = v * 10 + (t->str[i] - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+static int nj_to_column(nj_reader *r, uint32_t col, const json_stream_token *t)
+{
+    table_value *v = &r->row[col];
+    switch (table_column_at(device_model_table_get(r->m, (device_model_table)r->kind), col)->kind) {
+    case TABLE_INT: return nj_to_int(r, t, &v->i);
+    case TABLE_UINT: return nj_to_uint(r, t, &v->u);
+    case TABLE_F64: return nj_to_f64(r, t, &v->d);
+    case TABLE_STR: return nj_to_str(r, t, &v->s);
+    }
+    return -1;
+}
+
+static int nj_apply(nj_reader *r, const nj_field *f, const json_stream_token *t)
+{
+    int on = 0;
+    switch (f->action) {
+    case NJ_COL: return nj_to_column(r, f->col, t);
+    case NJ_FLAG:
+        if (nj_to_flag(r, t, &on) != 0)
+            return -1;
+        r->row[f->col].u = on ? (r->row[f->col].u | f->bit) : (r->row[f->col].u & ~(uint64_t)f->bit);
+        return 0;
+    case NJ_STRINT: return nj_to_strint(r, t, &r->row[f->col].i);
+    case NJ_SRC_NKI: return nj_to_str(r, t, &r->src_nki);
+    case NJ_SRC_BIR: return nj_to_str(r, t, &r->src_bir);
+    case NJ_HLO_ATTRS: return nj_to_str(r, t, &r->hlo_attrs);
+    default: return 0;
+    }
+}
+
+/* ---- derived strings ---------------------------------------------------------------------------------- */
+
+/* From hlo_attrs text, the first element's "source_file:source_line" with a non-empty file and a line
+ * other than "" or "0"; 0 when none or when the text is not valid JSON. */
+static int nj_parse_attrs(nj_reader *r, const char *text, size_t len, uint32_t *src)
+{
+    *src = 0;
+    nl_error ignored;
+    if (!r->attrs_js && !(r->attrs_js = json_stream_new(NULL, r->err)))
+        return -1;
+    json_stream_reset(r->attrs_js);
+    if (json_stream_feed(r->attrs_js, text, len, r->err) != 0)
+        return -1;
+    json_stream_finish(r->attrs_js);
+    size_t file_len = 0;
+    char line[24] = "";
+    int want = 0; /* the value after this key: 1 = source_file, 2 = source_line */
+    json_stream_token t;
+    while (json_stream_next(r->attrs_js, &t, &ignored) == JSON_STREAM_TOKEN) {
+        if (t.depth == 1 && t.kind == JSON_STREAM_OBJECT_END) {
+            if (file_len && line[0] && strcmp(line, "0") != 0) {
+                int n = snprintf(r->tmp + file_len, sizeof line + 1, ":%s", line);
+                return strtab_intern(r->strings, r->tmp, file_len + (size_t)n, src, r->err);
+            }
+            file_len = 0;
+            line[0] = '\0';
+        }
+        if (t.depth != 2)
+            continue;
+        if (t.kind == JSON_STREAM_KEY) {
+            want = t.len == 11 && memcmp(t.str, "source_file", 11) == 0   ? 1
+                   : t.len == 11 && memcmp(t.str, "source_line", 11) == 0 ? 2
+                                                                           : 0;
+            continue;
+        }
+        if (want == 1 && t.kind == JSON_STREAM_STRING) {
+            if (nj_tmp_reserve(r, t.len + sizeof line + 1) != 0)
+                return nj_fail(r, NL_ERR_NOMEM, -1, "out of memory parsing hlo_attrs");
+            memcpy(r->tmp, t.str, t.len);
+            file_len = t.len;
+        } else if (want == 2 && (t.kind == JSON_STREAM_STRING || t.kind == JSON_STREAM_INT) && t.len < sizeof line) {
+            nj_copy_text(line, sizeof line, t.str, t.len);
+        }
+        want = 0;
+    }
+    return 0;
+}
+
+static int nj_attrs_source(nj_reader *r, uint32_t attrs, uint32_t *src)
+{
+    *src = 0;
+    if (!attrs)
+        return 0;
+    uint32_t cached = nj_idcache_get(&r->attrs_source, attrs);
+    if (cached) {
+        *src = cached - 1;
+        return 0;
+    }
+    size_t len;
+    const char *text = device_model_str(r->m, attrs, &len);
+    if (nj_parse_attrs(r, text, len, src) != 0)
+        return -1;
+    if (nj_idcache_put(&r->attrs_source, attrs, *src) != 0)
+        return nj_fail(r, NL_ERR_NOMEM, -1, "out of memory caching hlo_attrs");
+    return 0;
+}
+
+/* Length of s without a trailing "-Q<digits>-E<digits>" (the whole length when there is none). */
+static size_t nj_queue_len(const char *s, size_t len)
+{
+    size_t i = len;
+    int part;
+    for (part = 0; part < 2; part++) {
+        size_t digits_end = i;
+        while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+            i--;
+        if (i == digits_end || i < 2 || s[i - 1] != (part == 0 ? 'E' : 'Q') || s[i - 2] != '-')
+            return len;
+        i -= 2;
+    }
+    return i;
+}
+
+static int nj_queue_of(nj_reader *r, uint32_t subgroup, uint32_t *queue)
+{
+    uint32_t cached = nj_idcache_get(&r->subgroup_queue, subgroup);
+    if (cached) {
+        *queue = cached - 1;
+        return 0;
+    }
+    size_t len;
+    const char *s = device_model_str(r->m, subgroup, &len);
+    if (strtab_intern(r->strings, s, nj_queue_len(s, len), queue, r->err) != 0)
+        return -1;
+    if (nj_idcache_put(&r->subgroup_queue, subgroup, *queue) != 0)
+        return nj_fail(r, NL_ERR_NOMEM, -1, "out of memory caching queue names");
+    return 0;
+}
+
+/* ---- records ------------------------------------------------------------------------------------------ */
+
+static void nj_record_begin(nj_reader *r)
+{
+    uint32_t n = table_ncols(device_model_table_get(r->m, (device_model_table)r->kind));
+    memset(r->row, 0, n * sizeof r->row[0]);
+    if (r->kind == NJ_DMA) {
+        r->row[DM_DMA_ENGINE].i = -1;
+        r->row[DM_DMA_QUEUE_IDX].i = -1;
+    }
+    r->src_nki = r->src_bir = r->hlo_attrs = 0;
+}
+
+static int nj_finish_instruction(nj_reader *r)
+{
+    uint32_t src = r->src_nki ? r->src_nki : r->src_bir;
+    if (!src && nj_attrs_source(r, r->hlo_attrs, &src) != 0)
+        return -1;
+    r->row[DM_INSTR_SOURCE].s = src;
+    if (nj_has_prefix(r, r->row[DM_INSTR_COMPILER_OPCODE].s, "PSEUDO_DMA_") ||
+        nj_has_prefix(r, r->row[DM_INSTR_OPCODE].s, "DMA_"))
+        r->row[DM_INSTR_FLAGS].u |= DM_INSTR_F_DMA_TRIGGER;
+    return 0;
+}
+
+static int nj_record_end(nj_reader *r, int64_t offset)
+{
+    if (r->kind >= NJ_TABLES)
+        return 0;
+    if (r->kind == NJ_INSTRUCTION && nj_finish_instruction(r) != 0)
+        return nj_context(r, offset);
+    if (r->kind == NJ_DMA && nj_queue_of(r, r->row[DM_DMA_SUBGROUP].s, &r->row[DM_DMA_QUEUE].s) != 0)
+        return nj_context(r, offset);
+    if (device_model_append(r->m, (device_model_table)r->kind, r->row, r->err) != 0)
+        return nj_context(r, offset);
+    return 0;
+}
+
+/* ---- token handlers (one per state) ------------------------------------------------------------------- */
+
+static int nj_is_begin(const json_stream_token *t)
+{
+    return t->kind == JSON_STREAM_OBJECT_BEGIN || t->kind == JSON_STREAM_ARRAY_BEGIN;
+}
+
+static int nj_is_end(const json_stream_token *t)
+{
+    return t->kind == JSON_STREAM_OBJECT_END || t->kind == JSON_STREAM_ARRAY_END;
+}
+
+static int nj_note(nj_reader *r, device_model_note_kind kind, uint32_t scope, uint32_t name, uint64_t n,
+                   int64_t offset)
+{
+    if (device_model_add_note(r->m, kind, scope, name, n, r->err) != 0)
+        return nj_context(r, offset);
+    return 0;
+}
+
+static int nj_on_start(nj_reader *r, const json_stream_token *t)
+{
+    if (t->kind != JSON_STREAM_OBJECT_BEGIN)
+        return nj_fail(r, NL_ERR_FORMAT, t->offset,
+                       "top level is %s, not an object: not a neuron-profile JSON export", nj_kind_word(t->kind));
+    r->state = NJ_S_TOP;
+    return 0;
+}
+
+static int nj_on_top(nj_reader *r, const json_stream_token *t)
+{
+    if (t->kind == JSON_STREAM_OBJECT_END) {
+        r->state = NJ_S_DONE;
+        return 0;
+    }
+    r->kind = nj_array_kind(t->str, t->len);
+    nj_copy_text(r->array_text, sizeof r->array_text, t->str, t->len);
+    if (strtab_intern(r->strings, t->str, t->len, &r->array_id, r->err) != 0)
+        return nj_context(r, t->offset);
+    r->state = NJ_S_TOP_VALUE;
+    return 0;
+}
+
+static int nj_on_top_value(nj_reader *r, const json_stream_token *t)
+{
+    r->index = r->count = 0;
+    if (t->kind == JSON_STREAM_ARRAY_BEGIN) {
+        r->state = r->kind == NJ_OTHER ? NJ_S_SKIP_ARRAY : NJ_S_ARRAY;
+        return 0;
+    }
+    if (r->kind != NJ_OTHER)
+        return nj_fail(r, NL_ERR_FORMAT, t->offset, "'%s' is %s, expected an array of records", r->array_text,
+                       nj_kind_word(t->kind));
+    r->state = t->kind == JSON_STREAM_OBJECT_BEGIN ? NJ_S_SKIP_VALUE : NJ_S_TOP;
+    return nj_note(r, DEVICE_MODEL_NOTE_NOT_ARRAY, 0, r->array_id, 1, t->offset);
+}
+
+static int nj_on_element(nj_reader *r, const json_stream_token *t)
+{
+    if (t->kind == JSON_STREAM_ARRAY_END) {
+        r->state = NJ_S_TOP;
+        return nj_note(r, DEVICE_MODEL_NOTE_ARRAY_READ, 0, r->array_id, r->count, t->offset);
+    }
+    r->index = r->count++;
+    if (t->kind != JSON_STREAM_OBJECT_BEGIN)
+        return nj_fail(r, NL_ERR_FORMAT, t->offset, "%s[%llu] is %s, expected an object", r->array_text,
+                       (unsigned long long)r->index, nj_kind_word(t->kind));
+    if (++r->since_poll >= NEURON_JSON_POLL_RECORDS) {
+        r->since_poll = 0;
+        if (nj_poll(r, t->offset) != 0)
+            return -1;
+    }
+    r->state = NJ_S_RECORD;
+    if (r->kind < NJ_TABLES) {
+        nj_record_begin(r);
+        return 0;
+    }
+    if (r->index > 0) {
+        r->state = NJ_S_SKIP_RECORD;
+        return nj_note(r, DEVICE_MODEL_NOTE_EXTRA_RECORD, r->array_id, r->array_id, 1, t->offset);
+    }
+    r->record = device_model_record_mut(r->m, (device_model_record)(r->kind - NJ_SINGLETON0), r->err);
+    return r->record ? 0 : nj_context(r, t->offset);
+}
+
+static int nj_on_record_key(nj_reader *r, const json_stream_token *t)
+{
+    if (t->kind == JSON_STREAM_OBJECT_END) {
+        if (nj_record_end(r, t->offset) != 0)
+            return -1;
+        r->state = NJ_S_ARRAY;
+        return 0;
+    }
+    nj_copy_text(r->key_text, sizeof r->key_text, t->str, t->len);
+    r->key_offset = t->offset;
+    r->state = NJ_S_FIELD;
+    if (r->kind >= NJ_TABLES) {
+        if (strtab_intern(r->strings, t->str, t->len, &r->key_id, r->err) != 0)
+            return nj_context(r, t->offset);
+        return 0;
+    }
+    r->field = nj_lookup(r, r->kind, t->str, t->len);
+    if (r->field)
+        return 0;
+    uint32_t key;
+    if (strtab_intern(r->strings, t->str, t->len, &key, r->err) != 0)
+        return nj_context(r, t->offset);
+    return nj_note(r, DEVICE_MODEL_NOTE_UNKNOWN_KEY, r->array_id, key, 1, t->offset);
+}
+
+static int nj_on_field(nj_reader *r, const json_stream_token *t)
+{
+    if (r->kind >= NJ_TABLES) {
+        if (json_kv_set(r->record, r->strings, r->key_id, t, r->err) != 0)
+            return nj_context(r, t->offset);
+    } else if (r->field && r->field->action != NJ_IGNORE) {
+        if (nj_is_begin(t))
+            return nj_type_error(r, t, "a scalar");
+        if (nj_apply(r, r->field, t) != 0)
+            return nj_context(r, t->offset);
+    }
+    r->state = nj_is_begin(t) ? NJ_S_NESTED : NJ_S_RECORD;
+    return 0;
+}
+
+static int nj_token(nj_reader *r, const json_stream_token *t)
+{
+    switch (r->state) {
+    case NJ_S_START: return nj_on_start(r, t);
+    case NJ_S_TOP: return nj_on_top(r, t);
+    case NJ_S_TOP_VALUE: return nj_on_top_value(r, t);
+    case NJ_S_ARRAY: return nj_on_element(r, t);
+    case NJ_S_RECORD: return nj_on_record_key(r, t);
+    case NJ_S_FIELD: return nj_on_field(r, t);
+    case NJ_S_NESTED:
+        if (t->depth == 3 && nj_is_end(t))
+            r->state = NJ_S_RECORD;
+        return 0;
+    case NJ_S_SKIP_ARRAY:
+        if (t->depth == 2 && t->kind != JSON_STREAM_KEY && !nj_is_end(t))
+            r->count++;
+        if (t->depth == 1 && t->kind == JSON_STREAM_ARRAY_END) {
+            r->state = NJ_S_TOP;
+            return nj_note(r, DEVICE_MODEL_NOTE_ARRAY_SKIPPED, 0, r->array_id, r->count, t->offset);
+        }
+        return 0;
+    case NJ_S_SKIP_VALUE:
+        if (t->depth == 1 && nj_is_end(t))
+            r->state = NJ_S_TOP;
+        return 0;
+    case NJ_S_SKIP_RECORD:
+        if (t->depth == 2 && t->kind == JSON_STREAM_OBJECT_END)
+            r->state = NJ_S_ARRAY;
+        return 0;
+    case NJ_S_DONE: break;
+    }
+    return nj_fail(r, NL_ERR_INTERNAL, t->offset, "token after the end of the document");
+}
+
+/* ---- input -------------------------------------------------------------------------------------------- */
+
+/* Push the next chunk into the tokenizer, or signal the end of input. */
+static int nj_fill(nj_reader *r)
+{
+    size_t avail;
+    char *dst = json_stream_reserve(r->js, r->read_size, &avail, r->err);
+    if (!dst)
+        return nj_context(r, (int64_t)r->bytes_read);
+    size_t want = r->read_size < avail ? r->read_size : avail;
+    ssize_t n;
+    if (r->mem) {
+        n = (ssize_t)(r->mem_len - r->mem_pos < want ? r->mem_len - r->mem_pos : want);
+        memcpy(dst, r->mem + r->mem_pos, (size_t)n);
+        r->mem_pos += (size_t)n;
+    } else {
+        do
+            n = read(r->fd, dst, want);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+            return nj_fail(r, NL_ERR_IO, (int64_t)r->bytes_read, "read failed: %s", strerror(errno));
+    }
+    if (n == 0)
+        json_stream_finish(r->js);
+    json_stream_commit(r->js, (size_t)n);
+    r->bytes_read += (uint64_t)n;
+    nj_progress(r, 0);
+    return nj_poll(r, (int64_t)r->bytes_read);
+}
+
+static int nj_stream_error(nj_reader *r)
+{
+    if (r->err->code == NL_ERR_TRUNCATED && r->bytes_read == 0)
+        nl_error_set(r->err, NL_ERR_FORMAT, r->name, 0,
+                     "empty file: no JSON export (neuron-explorer 2.31/2.32 sometimes writes an empty JSON; "
+                     "export the profile again)");
+    return nj_context(r, json_stream_offset(r->js));
+}
+
+static int nj_run(nj_reader *r)
+{
+    nj_progress(r, 1);
+    for (;;) {
+        json_stream_token t;
+        json_stream_status st = json_stream_next(r->js, &t, r->err);
+        if (st == JSON_STREAM_TOKEN) {
+            if (nj_token(r, &t) != 0)
+                return -1;
+        } else if (st == JSON_STREAM_NEED_MORE) {
+            if (nj_fill(r) != 0)
+                return -1;
+        } else if (st == JSON_STREAM_END) {
+            break;
+        } else {
+            return nj_stream_error(r);
+        }
+    }
+    nj_progress(r, 1);
+    if (device_model_finish(r->m, r->err) != 0)
+        return nj_context(r, -1);
+    return 0;
+}
+
+/* ---- entry points ------------------------------------------------------------------------------------- */
+
+static int nj_read(nj_reader *r, device_model **out, nl_error *err)
+{
+    *out = NULL;
+    r->err = &r->error;
+    nl_error_clear(r->err);
+    r->read_size = r->opt && r->opt->read_size ? r->opt->read_size : NEURON_JSON_READ_SIZE;
+    nj_build_index(r);
+    json_stream_options jo = {.source = r->name};
+    int rc = -1;
+    r->m = device_model_new_limited(r->opt ? r->opt->memory_limit : 0, r->err);
+    if (r->m) {
+        r->strings = device_model_strtab_mut(r->m);
+        r->js = json_stream_new(&jo, r->err);
+        rc = r->js ? nj_run(r) : -1;
+    }
+    if (rc != 0) {
+        nj_context(r, -1);
+        device_model_free(r->m);
+        if (err)
+            *err = r->error;
+    } else {
+        *out = r->m;
+    }
+    json_stream_free(r->js);
+    json_stream_free(r->attrs_js);
+    free(r->attrs_source.v);
+    free(r->subgroup_queue.v);
+    free(r->tmp);
+    return rc;
+}
+
+static nj_reader *nj_reader_new(const char *name, const neuron_json_options *opt, nl_error *err)
+{
+    nj_reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        nl_error_set(err, NL_ERR_NOMEM, name, -1, "out of memory creating the JSON reader");
+        return NULL;
+    }
+    r->name = name ? name : "(memory)";
+    r->opt = opt;
+    r->fd = -1;
+    return r;
+}
+
+int neuron_json_read_fd(int fd, const char *name, const neuron_json_options *opt, device_model **out, nl_error *err)
+{
+    *out = NULL;
+    nj_reader *r = nj_reader_new(name, opt, err);
+    if (!r)
+        return -1;
+    struct stat st;
+    r->fd = fd;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        r->bytes_total = (uint64_t)st.st_size;
+    int rc = nj_read(r, out, err);
+    free(r);
+    return rc;
+}
+
+int neuron_json_read(const char *path, const neuron_json_options *opt, device_model **out, nl_error *err)
+{
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return nl_error_set(err, errno == ENOENT ? NL_ERR_NOT_FOUND : NL_ERR_IO, path, -1, "cannot open: %s",
+                            strerror(errno));
+    int rc = neuron_json_read_fd(fd, path, opt, out, err);
+    close(fd);
+    return rc;
+}
+
+int neuron_json_read_mem(const void *data, size_t len, const char *name, const neuron_json_options *opt,
+                         device_model **out, nl_error *err)
+{
+    *out = NULL;
+    nj_reader *r = nj_reader_new(name, opt, err);
+    if (!r)
+        return -1;
+    r->mem = data ? data : (const unsigned char *)"";
+    r->mem_len = data ? len : 0;
+    r->bytes_total = r->mem_len;
+    int rc = nj_read(r, out, err);
+    free(r);
+    return rc;
+}
