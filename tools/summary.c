@@ -10,6 +10,7 @@
 #include "device_summary.h"
 #include "profile_select.h"
 #include "shape.h"
+#include "summary_kinds.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -287,8 +288,52 @@ static void text_rendering(json_t *out, nl_tool_result *res)
     res->text = strdup(buf);
 }
 
+/* A system or framework profile named by `profile` (or the only profile at the path when it has no device
+ * profile) goes to its own handler. Returns 1 when it did, 0 for device profiles. */
+static int route_other_kinds(const json_t *args, nl_call *call, nl_tool_result *res)
+{
+    const char *path = json_string_value(json_object_get(args, "path"));
+    const char *wanted = json_string_value(json_object_get(args, "profile"));
+    nl_catalog *cat = nl_catalog_scan(path, NULL, NULL);
+    if (!cat)
+        return 0; /* the device path reports the scan error */
+    const nl_catalog_rank *system = NULL;
+    const nl_catalog_file *trace = NULL;
+    size_t devices = 0, others = 0;
+    for (size_t i = 0; i < nl_catalog_profile_count(cat); i++)
+        devices += nl_catalog_profile_at(cat, i)->kind != NL_PROFILE_PARQUET_DIR;
+    for (size_t i = 0; i < nl_catalog_rank_count(cat); i++) {
+        const nl_catalog_rank *r = nl_catalog_rank_at(cat, i);
+        char id[300];
+        snprintf(id, sizeof id, "%s/system", r->id);
+        if (r->has_system_profile && (wanted ? !strcmp(wanted, id) : !devices)) {
+            system = r;
+            others++;
+        }
+    }
+    for (size_t i = 0; i < nl_catalog_file_count(cat); i++) {
+        const nl_catalog_file *f = nl_catalog_file_at(cat, i);
+        if (f->kind == NL_FILE_KINETO && (wanted ? !strcmp(wanted, f->rel_path) : !devices)) {
+            trace = f;
+            others++;
+        }
+    }
+    int routed = 0;
+    if (others == 1 && system)
+        routed = (nl_summary_system(args, call, cat, system, res), 1);
+    else if (others == 1 && trace)
+        routed = (nl_summary_framework(args, call, cat, trace, res), 1);
+    else if (others > 1 && !wanted)
+        routed = (nl_tool_result_error(res, "%s holds %zu system/framework profiles and no device profile; pass \"profile\" "
+                                       "with an id from orient.", path, others), 1);
+    nl_catalog_free(cat);
+    return routed;
+}
+
 static int summary_run(const json_t *args, nl_call *call, nl_tool_result *res)
 {
+    if (route_other_kinds(args, call, res))
+        return 0;
     nl_selection sel;
     if (nl_select_profile(call, args, true, &sel, res)) {
         nl_selection_clear(&sel);
