@@ -22,7 +22,7 @@
 #define ORIENT_LOAD_MAX_BYTES (64u << 20) /* exports up to this size are read by orient itself */
 
 typedef struct orient_item {
-    int kind;   /* 0 device, 1 system (rank index), 2 framework (file index) */
+    int kind;   /* 0 device, 1 system (rank index), 2 framework (file index), 3 summary-json (file index) */
     size_t idx;
 } orient_item;
 
@@ -156,6 +156,15 @@ static json_t *framework_entry(const nl_catalog *cat, const nl_catalog_file *f)
     return o;
 }
 
+static json_t *summary_json_entry(const nl_catalog *cat, const nl_catalog_file *f)
+{
+    json_t *o = json_pack("{s:s, s:s, s:s, s:{s:s}, s:I, s:{s:s}, s:[]}", "id", f->rel_path, "kind", "device",
+                          "source", "summary-json", "files", "summary_json", f->rel_path, "bytes", (json_int_t)f->size,
+                          "analyses", "summary", "ready", "data_quality");
+    json_object_set_new(o, "rank", f->rank >= 0 ? json_string(nl_catalog_rank_at(cat, (size_t)f->rank)->id) : json_null());
+    return o;
+}
+
 /* Everything orient lists, in a stable order: device profiles, system profiles, framework traces. */
 static size_t collect_items(const nl_catalog *cat, orient_item **out)
 {
@@ -171,6 +180,9 @@ static size_t collect_items(const nl_catalog *cat, orient_item **out)
     for (size_t i = 0; items && i < nl_catalog_file_count(cat); i++)
         if (nl_catalog_file_at(cat, i)->kind == NL_FILE_KINETO)
             items[n++] = (orient_item){2, i};
+    for (size_t i = 0; items && i < nl_catalog_file_count(cat); i++)
+        if (nl_catalog_file_at(cat, i)->kind == NL_FILE_SUMMARY_JSON)
+            items[n++] = (orient_item){3, i};
     for (size_t i = 0; items && i < nl_catalog_profile_count(cat); i++)
         if (nl_catalog_profile_at(cat, i)->kind == NL_PROFILE_PARQUET_DIR)
             items[n++] = (orient_item){0, i};
@@ -184,6 +196,8 @@ static json_t *item_json(nl_call *call, const nl_catalog *cat, const orient_item
         return system_entry(cat, nl_catalog_rank_at(cat, it->idx));
     if (it->kind == 2)
         return framework_entry(cat, nl_catalog_file_at(cat, it->idx));
+    if (it->kind == 3)
+        return summary_json_entry(cat, nl_catalog_file_at(cat, it->idx));
     const nl_catalog_profile *p = nl_catalog_profile_at(cat, it->idx);
     json_t *o = device_entry(call, cat, p);
     if (p->kind == NL_PROFILE_PARQUET_DIR) {

@@ -11,6 +11,7 @@
 #include "profile_select.h"
 #include "shape.h"
 #include "summary_kinds.h"
+#include "summary_json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -288,6 +289,103 @@ static void text_rendering(json_t *out, nl_tool_result *res)
     res->text = strdup(buf);
 }
 
+static json_t *record_engines_json(const device_summary *ds)
+{
+    json_t *arr = json_array();
+    for (int e = 0; e < DS_ENGINE_COUNT; e++) {
+        const ds_engine *g = &ds->engines[e];
+        json_t *o = json_pack("{s:s, s:o, s:s, s:o, s:o}", "engine", g->name,
+                              "utilization_pct", json_real(round(g->utilization_pct * 1e4) / 1e4),
+                              "utilization_basis", g->utilization_basis,
+                              "active_time_ns", opt_json(g->summary_active_ns, 3),
+                              "instructions", opt_json(g->summary_instruction_count, 0));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+/* summary of one profile of a summary-json file: the record as given (units converted), the rules that
+ * need only summary keys; everything needing rows is marked so. */
+static void summarize_record(const kvlist *sum, const char *id, const char *file, json_t *out)
+{
+    device_summary *ds = calloc(1, sizeof *ds);
+    if (!ds)
+        return;
+    device_summary_from_record(sum, ds);
+    double total_s;
+    json_object_set_new(out, "profile", json_pack("{s:s, s:s, s:s, s:n, s:n}", "id", id, "kind", "device",
+                                                  "source", "summary-json", "rank", "core"));
+    json_object_set_new(out, "units", units_json());
+    json_object_set_new(out, "status", json_string("complete"));
+    json_object_set_new(out, "total_time_ns", kvlist_get_num(sum, "total_time", &total_s) ? ns_from_seconds(total_s) : json_null());
+    json_object_set_new(out, "total_time_basis", json_string("summary total_time"));
+    json_object_set_new(out, "engines", record_engines_json(ds));
+    static const char *const dma_keys[] = {"dma_active_time", "dma_transfer_count", "dma_transfer_total_bytes",
+                                           "dma_transfer_average_bytes", "static_dma_size", "software_dynamic_dma_size",
+                                           "hardware_dynamic_dma_size", NULL};
+    json_t *dma = json_object();
+    copy_keys(dma, sum, dma_keys, false);
+    if (kvlist_get_num(sum, "dma_active_time", &total_s)) {
+        json_object_del(dma, "dma_active_time");
+        json_object_set_new(dma, "active_time_ns", ns_from_seconds(total_s));
+    }
+    json_object_set_new(out, "dma", dma);
+    json_object_set_new(out, "memory", memory_json(sum));
+    json_object_set_new(out, "flops", flops_json(sum));
+    json_object_set_new(out, "bounds", json_pack("{s:n, s:s}", "bottleneck", "not_computed",
+                                                 "bounds need instruction and DMA records: export the full JSON "
+                                                 "(neuron-profile view --output-format json)"));
+    json_object_set_new(out, "findings", findings_json(ds));
+    json_t *dq = json_array();
+    json_array_append_new(dq, shape_quality("info", "summary-json carries totals only: per-instruction analyses, "
+                                            "engine busy time from rows and DMA size classes are unavailable",
+                                            "For those, export the full JSON: neuron-profile view --output-format json", file));
+    json_object_set_new(out, "data_quality", dq);
+    static const char *const version_keys[] = {"runtime_version", "compiler_version", "profiler_version", "driver_version",
+                                               "collectives_version", "instance_type", NULL};
+    json_t *v = json_object();
+    copy_keys(v, sum, version_keys, false);
+    json_object_set_new(out, "provenance", json_pack("{s:{s:s}, s:o}", "files", "summary_json", file, "export", v));
+    free(ds);
+}
+
+static int summary_from_summary_json(const json_t *args, const nl_catalog_file *f, nl_tool_result *res)
+{
+    summary_json *sj = NULL;
+    nl_error err;
+    nl_error_clear(&err);
+    if (summary_json_read(f->path, &sj, &err))
+        return nl_tool_result_error(res, "Cannot read the summary-json %s at byte %lld: %s (%s).", f->path,
+                                    (long long)err.offset, err.message, nl_error_code_name(err.code));
+    const char *wanted = json_string_value(json_object_get(args, "profile"));
+    const char *hash = wanted ? strchr(wanted, '#') : NULL;
+    size_t pick = summary_json_count(sj);
+    for (size_t i = 0; i < summary_json_count(sj); i++)
+        if (!hash ? i == 0 : !strcmp(hash + 1, summary_json_name(sj, i)))
+            pick = i;
+    if (pick == summary_json_count(sj) || (!hash && summary_json_count(sj) > 1)) {
+        char names[512] = "";
+        for (size_t i = 0; i < summary_json_count(sj) && strlen(names) < 400; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s#%s", i ? ", " : "", f->rel_path,
+                     summary_json_name(sj, i));
+        nl_tool_result_error(res, "%s holds %zu profiles; pass \"profile\" with one of: %s.", f->path,
+                             summary_json_count(sj), names[0] ? names : "(none)");
+        summary_json_free(sj);
+        return 0;
+    }
+    char id[600];
+    if (summary_json_count(sj) > 1)
+        snprintf(id, sizeof id, "%s#%s", f->rel_path, summary_json_name(sj, pick));
+    else
+        snprintf(id, sizeof id, "%s", f->rel_path);
+    json_t *out = json_object();
+    summarize_record(summary_json_metrics(sj, pick), id, f->rel_path, out);
+    text_rendering(out, res);
+    res->structured = out;
+    summary_json_free(sj);
+    return 0;
+}
+
 /* A system or framework profile named by `profile` (or the only profile at the path when it has no device
  * profile) goes to its own handler. Returns 1 when it did, 0 for device profiles. */
 static int route_other_kinds(const json_t *args, nl_call *call, nl_tool_result *res)
@@ -298,7 +396,7 @@ static int route_other_kinds(const json_t *args, nl_call *call, nl_tool_result *
     if (!cat)
         return 0; /* the device path reports the scan error */
     const nl_catalog_rank *system = NULL;
-    const nl_catalog_file *trace = NULL;
+    const nl_catalog_file *trace = NULL, *sumjson = NULL;
     size_t devices = 0, others = 0;
     for (size_t i = 0; i < nl_catalog_profile_count(cat); i++)
         devices += nl_catalog_profile_at(cat, i)->kind != NL_PROFILE_PARQUET_DIR;
@@ -317,12 +415,20 @@ static int route_other_kinds(const json_t *args, nl_call *call, nl_tool_result *
             trace = f;
             others++;
         }
+        size_t n = strlen(f->rel_path);
+        if (f->kind == NL_FILE_SUMMARY_JSON &&
+            (wanted ? !strncmp(wanted, f->rel_path, n) && (!wanted[n] || wanted[n] == '#') : !devices)) {
+            sumjson = f;
+            others++;
+        }
     }
     int routed = 0;
     if (others == 1 && system)
         routed = (nl_summary_system(args, call, cat, system, res), 1);
     else if (others == 1 && trace)
         routed = (nl_summary_framework(args, call, cat, trace, res), 1);
+    else if (others == 1 && sumjson)
+        routed = (summary_from_summary_json(args, sumjson, res), 1);
     else if (others > 1 && !wanted)
         routed = (nl_tool_result_error(res, "%s holds %zu system/framework profiles and no device profile; pass \"profile\" "
                                        "with an id from orient.", path, others), 1);

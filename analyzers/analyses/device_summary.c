@@ -46,11 +46,15 @@ static ds_opt opt_of(double v)
     return (ds_opt){true, v};
 }
 
-static ds_opt record_num(const device_model *m, device_model_record which, const char *key)
+static ds_opt kv_num(const kvlist *rec, const char *key)
 {
     double v;
-    const kvlist *rec = device_model_record_get(m, which);
     return rec && kvlist_get_num(rec, key, &v) ? opt_of(v) : opt_none();
+}
+
+static ds_opt record_num(const device_model *m, device_model_record which, const char *key)
+{
+    return kv_num(device_model_record_get(m, which), key);
 }
 
 /* Map every dictionary code of a string column to an engine index (or -1). */
@@ -277,16 +281,16 @@ static void judge(ds_finding *f, double value, double threshold, bool fires)
     f->threshold = threshold;
 }
 
-static void rule_model_flops(const device_model *m, device_summary *out)
+static void rule_model_flops(const kvlist *sum, device_summary *out)
 {
     ds_finding *f = add_finding(out, "model_flops_share", "Model FLOPs below 50% of hardware FLOPs",
                                 "The Tensor engine does work the model does not need (transposes, padding) or is "
                                 "not pipelined; check kernel-attribution by opcode for TRANSPOSE matmuls.");
-    ds_opt model = record_num(m, DEVICE_MODEL_SUMMARY, "model_flops");
-    ds_opt hw = record_num(m, DEVICE_MODEL_SUMMARY, "adjusted_hardware_flops");
+    ds_opt model = kv_num(sum, "model_flops");
+    ds_opt hw = kv_num(sum, "adjusted_hardware_flops");
     const char *hw_key = "adjusted_hardware_flops";
     if (!hw.has) {
-        hw = record_num(m, DEVICE_MODEL_SUMMARY, "hardware_flops");
+        hw = kv_num(sum, "hardware_flops");
         hw_key = "hardware_flops";
     }
     if (!model.has || !hw.has || hw.v <= 0) {
@@ -297,45 +301,45 @@ static void rule_model_flops(const device_model *m, device_summary *out)
     snprintf(f->evidence, sizeof f->evidence, "model_flops %.0f / %s %.0f = %.3f", model.v, hw_key, hw.v, f->value);
 }
 
-static void rule_transpose(const device_model *m, device_summary *out)
+static void rule_transpose(const kvlist *sum, device_summary *out)
 {
     ds_finding *f = add_finding(out, "transpose_flops_share", "Transpose FLOPs above 10% of hardware FLOPs",
                                 "Improve data layout so fewer transposes run on the Tensor engine (see the "
                                 "performance-bounds reference, investigation redundant_te_transposes).");
-    ds_opt hw = record_num(m, DEVICE_MODEL_SUMMARY, "hardware_flops");
-    if (!hw.has || hw.v <= 0 || !device_model_record_get(m, DEVICE_MODEL_SUMMARY)) {
+    ds_opt hw = kv_num(sum, "hardware_flops");
+    if (!hw.has || hw.v <= 0) {
         snprintf(f->evidence, sizeof f->evidence, "not evaluated: no hardware_flops in the summary");
         return;
     }
-    ds_opt tr = record_num(m, DEVICE_MODEL_SUMMARY, "transpose_flops");
+    ds_opt tr = kv_num(sum, "transpose_flops");
     double t = tr.has ? tr.v : 0; /* summaries omit zero-valued keys (formats.md §0.7) */
     judge(f, t / hw.v, 0.10, t / hw.v > 0.10);
     snprintf(f->evidence, sizeof f->evidence, "transpose_flops %.0f%s / hardware_flops %.0f = %.3f", t,
              tr.has ? "" : " (key absent = 0)", hw.v, f->value);
 }
 
-static void rule_spill(const device_model *m, device_summary *out)
+static void rule_spill(const kvlist *sum, device_summary *out)
 {
     ds_finding *f = add_finding(out, "spill_reload_share", "Spill/reload bytes above 25% of HBM reads",
                                 "Reduce SBUF pressure (tile sizes, live ranges); check dependencies that force spills.");
-    ds_opt hbm = record_num(m, DEVICE_MODEL_SUMMARY, "hbm_read_bytes");
+    ds_opt hbm = kv_num(sum, "hbm_read_bytes");
     if (!hbm.has || hbm.v <= 0) {
         snprintf(f->evidence, sizeof f->evidence, "not evaluated: no hbm_read_bytes in the summary");
         return;
     }
-    ds_opt sp = record_num(m, DEVICE_MODEL_SUMMARY, "spill_reload_bytes");
+    ds_opt sp = kv_num(sum, "spill_reload_bytes");
     double s = sp.has ? sp.v : 0;
     judge(f, s / hbm.v, 0.25, s / hbm.v > 0.25);
     snprintf(f->evidence, sizeof f->evidence, "spill_reload_bytes %.0f%s / hbm_read_bytes %.0f = %.3f", s,
              sp.has ? "" : " (key absent = 0)", hbm.v, f->value);
 }
 
-static void rule_throttle(const device_model *m, device_summary *out)
+static void rule_throttle(const kvlist *sum, device_summary *out)
 {
     ds_finding *f = add_finding(out, "throttling", "Throttling of active FLOPs detected",
                                 "Find the throttling cause (power/thermal limits, low Tensor-engine use in short "
                                 "windows re-enables throttling on trn2/trn3).");
-    const kvlist *s = device_model_record_get(m, DEVICE_MODEL_SUMMARY);
+    const kvlist *s = sum;
     size_t keys = 0;
     double worst = 0;
     const char *worst_key = NULL;
@@ -540,6 +544,35 @@ static void compute_bounds(const device_model *m, device_summary *out)
              "adjusted FLOPs and tensor sizes, which only Parquet exports (neuron-explorer) carry.");
 }
 
+void device_summary_from_record(const kvlist *sum, device_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    ds_opt total_s = kv_num(sum, "total_time");
+    out->total_time_ns = total_s.has ? opt_of(total_s.v * 1e9) : opt_none();
+    char key[64];
+    for (int e = 0; e < DS_ENGINE_COUNT; e++) {
+        ds_engine *eng = &out->engines[e];
+        eng->name = engine_names[e];
+        snprintf(key, sizeof key, "%s_engine_active_time", eng->name);
+        ds_opt a = kv_num(sum, key);
+        eng->summary_active_ns = a.has ? opt_of(a.v * 1e9) : a;
+        snprintf(key, sizeof key, "%s_engine_instruction_count", eng->name);
+        eng->summary_instruction_count = kv_num(sum, key);
+        eng->utilization_basis = "summary active time / summary total_time";
+        if (a.has && total_s.has && total_s.v > 0)
+            eng->utilization_pct = 100.0 * a.v / total_s.v;
+    }
+    rule_model_flops(sum, out);
+    ds_finding *f = add_finding(out, "nki_coverage", "NKI/source coverage below 50% on tensor, vector or scalar engine", NULL);
+    snprintf(f->evidence, sizeof f->evidence, "not evaluated: needs instruction records (a full JSON export), not a summary");
+    rule_throttle(sum, out);
+    rule_transpose(sum, out);
+    rule_collective_outliers(out);
+    rule_spill(sum, out);
+    f = add_finding(out, "small_dma", "Many DMA transfers under 4 KiB", NULL);
+    snprintf(f->evidence, sizeof f->evidence, "not evaluated: needs DMA records (a full JSON export), not a summary");
+}
+
 int device_summary_compute(const device_model *m, const atomic_int *cancel, device_summary *out, nl_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -567,12 +600,13 @@ int device_summary_compute(const device_model *m, const atomic_int *cancel, devi
     }
     engines_finish(m, out, &pass);
     compute_bounds(m, out);
-    rule_model_flops(m, out);
+    const kvlist *sum = device_model_record_get(m, DEVICE_MODEL_SUMMARY);
+    rule_model_flops(sum, out);
     rule_nki_coverage(out, with_src);
-    rule_throttle(m, out);
-    rule_transpose(m, out);
+    rule_throttle(sum, out);
+    rule_transpose(sum, out);
     rule_collective_outliers(out);
-    rule_spill(m, out);
+    rule_spill(sum, out);
     rule_small_dma(out);
     quality_from_warnings(m, out);
     quality_checks(out);

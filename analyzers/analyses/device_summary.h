@@ -118,6 +118,10 @@ typedef struct device_summary {
 int device_summary_compute(const device_model *m, const atomic_int *cancel, device_summary *out, nl_error *err)
     __attribute__((warn_unused_result));
 
+/* The record-level part only (engines' summary times, the rules that need only summary keys) for inputs
+ * that carry a summary and no rows (summary-json). Rules needing rows are marked not evaluated. */
+void device_summary_from_record(const kvlist *sum, device_summary *out);
+
 /* Engine index (0..4) of an instruction engine/subgroup or active_time engine name, case-insensitive; -1. */
 int device_summary_engine_index(const char *name);
 

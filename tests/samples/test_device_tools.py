@@ -251,6 +251,30 @@ class CacheAndAdapter(unittest.TestCase):
         self.assertIn('cut.json', out['message'])
         self.assertIn('at byte %d' % (len(data) // 2), out['message'])
 
+    def test_summary_json_input_reports_the_record_and_the_summary_only_rules(self):
+        with open(os.path.join(SAMPLES, 'neuron-profile-json', 'profile_128x128x1024.json')) as f:
+            s = json.load(f)['summary'][0]
+        path = os.path.join(self.tmp, 'summary.json')
+        with open(path, 'w') as f:
+            json.dump({'n_' + '0f' * 20: s, 'n_' + 'e1' * 20: s}, f)
+        rc, out, _ = call('summary', {'path': path})
+        self.assertEqual(rc, 1)
+        self.assertIn('summary.json#n_' + '0f' * 20, out['message'])
+        rc, out, err = call('summary', {'path': self.tmp, 'profile': 'summary.json#n_' + 'e1' * 20})
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out['profile']['source'], 'summary-json')
+        self.assertAlmostEqual(out['total_time_ns'], s['total_time'] * 1e9, places=3)
+        eng = {e['engine']: e for e in out['engines']}
+        self.assertAlmostEqual(eng['tensor']['active_time_ns'], s['tensor_engine_active_time'] * 1e9, places=3)
+        self.assertEqual(eng['tensor']['instructions'], s['tensor_engine_instruction_count'])
+        self.assertAlmostEqual(out['flops']['mfu_pct'], s['mfu_estimated_percent'] * 100, places=5)
+        rules = {f['rule']: f['status'] for f in out['findings']}
+        self.assertEqual(rules['transpose_flops_share'], 'fired')
+        self.assertEqual(rules['small_dma'], 'not_evaluated')
+        self.assertEqual(rules['nki_coverage'], 'not_evaluated')
+        rc, listing, _ = call('orient', {'path': self.tmp})
+        self.assertEqual([(p['id'], p['source']) for p in listing['profiles']], [('summary.json', 'summary-json')])
+
     def test_neuron_profile_adapter_produces_and_caches_the_export(self):
         cap = os.path.join(SAMPLES, 'neuron-profile-json')
         work = os.path.join(self.tmp, 'p')
