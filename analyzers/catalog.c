@@ -398,6 +398,13 @@ void nl_catalog_limits_default(nl_catalog_limits *lim)
     lim->json_peek_bytes = NL_CATALOG_DEFAULT_JSON_PEEK_BYTES;
 }
 
+size_t nl_catalog_note_total(const nl_catalog *cat, nl_note_code code)
+{
+    if ((unsigned)code >= NL_NOTE_CODE_COUNT)
+        return 0;
+    return cat->notes_by_code[code]; /* the closing "N more" notes are pushed directly, not counted */
+}
+
 /* One closing note per code whose notes were capped. */
 static void catalog_note_suppressed(nl_catalog *cat)
 {

@@ -218,6 +218,8 @@ const nl_catalog_profile *nl_catalog_profile_at(const nl_catalog *cat, size_t i)
 const nl_catalog_profile *nl_catalog_find_profile(const nl_catalog *cat, const char *id);
 
 size_t nl_catalog_note_count(const nl_catalog *cat);
+/* Notes of `code` the scan produced, including those beyond the per-code cap that were not kept. */
+size_t nl_catalog_note_total(const nl_catalog *cat, nl_note_code code);
 const nl_catalog_note *nl_catalog_note_at(const nl_catalog *cat, size_t i);
 
 #endif

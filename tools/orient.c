@@ -17,8 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ORIENT_DEFAULT_ROWS 20
+#define ORIENT_DEFAULT_ROWS 10 /* ≈ 0.5–1 KB per profile: a default call stays a few KB */
 #define ORIENT_CURSOR_TAG "orient"
+#define ORIENT_NOTE_EXAMPLES 3 /* example paths per grouped tree-level note */
 #define ORIENT_LOAD_MAX_BYTES (64u << 20) /* exports up to this size are read by orient itself */
 
 typedef struct orient_item {
@@ -88,10 +89,15 @@ static void add_counts(nl_call *call, const nl_catalog *cat, const nl_catalog_pr
         json_object_set_new(counts, "total_time_ns", json_real((double)llround(total_s * 1e12) / 1e3));
     const kvlist *info = device_model_record_get(m, DEVICE_MODEL_PROFILE_INFO);
     const char *pv;
+    json_t *versions = json_object_get(o, "versions");
+    if (!versions)
+        json_object_set_new(o, "versions", versions = json_object());
     if (info && kvlist_get_str(info, "profiler_version", &pv))
-        json_object_set_new(json_object_get(o, "versions"), "profiler_version", json_string(pv));
+        json_object_set_new(versions, "profiler_version", json_string(pv));
     if (sum && kvlist_get_str(sum, "compiler_version", &pv))
-        json_object_set_new(json_object_get(o, "versions"), "compiler_version", json_string(pv));
+        json_object_set_new(versions, "compiler_version", json_string(pv));
+    if (!json_object_size(versions))
+        json_object_del(o, "versions");
     json_object_set_new(o, "counts", counts);
     add_model_quality(call, m, json_object_get(o, "data_quality"), f->rel_path);
     nl_model_ref_release(ref);
@@ -102,17 +108,22 @@ static json_t *device_entry(nl_call *call, const nl_catalog *cat, const nl_catal
     json_t *o = shape_profile_label(cat, p);
     json_t *prov = shape_profile_provenance(cat, p);
     json_object_set(o, "files", json_object_get(prov, "files"));
-    json_object_set_new(o, "pairing", json_string(nl_pairing_name(p->pairing)));
+    if (p->pairing != NL_PAIR_NOT_APPLICABLE)
+        json_object_set_new(o, "pairing", json_string(nl_pairing_name(p->pairing)));
     json_t *versions = json_object();
     const char *keys[] = {"ntff_version", "runtime_version", "instance_type", "instance_id", "neff_uuid", "neff_name"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (json_object_get(prov, keys[i]))
             json_object_set(versions, keys[i], json_object_get(prov, keys[i]));
-    json_object_set_new(o, "versions", versions);
+    if (json_object_size(versions))
+        json_object_set_new(o, "versions", versions);
+    else
+        json_decref(versions);
     if (p->json_export >= 0) {
         const nl_catalog_file *f = nl_catalog_file_at(cat, (size_t)p->json_export);
         json_object_set_new(o, "export_bytes", json_integer((json_int_t)f->size));
-        json_object_set_new(o, "export_link", json_string(nl_export_link_name(p->export_link)));
+        if (p->export_link != NL_LINK_NONE)
+            json_object_set_new(o, "export_link", json_string(nl_export_link_name(p->export_link)));
     }
     json_object_set_new(o, "analyses", device_analyses(p));
     json_t *dq = json_array();
@@ -257,6 +268,58 @@ static json_t *next_calls_json(const char *path, size_t total, json_t *profiles)
     return calls;
 }
 
+/* Per-profile notes repeat across similar profiles (three exports from one profiler share five notes):
+ * keep {code, severity, problem} with each profile and give each code's fix once, in `fixes`. */
+static json_t *hoist_fixes(json_t *profiles)
+{
+    json_t *fixes = json_object();
+    size_t i, j;
+    json_t *p, *q;
+    json_array_foreach(profiles, i, p) {
+        json_array_foreach(json_object_get(p, "data_quality"), j, q) {
+            const char *code = json_string_value(json_object_get(q, "code"));
+            if (!code)
+                continue;
+            if (!json_object_get(fixes, code))
+                json_object_set(fixes, code, json_object_get(q, "fix"));
+            json_object_del(q, "fix");
+            json_object_del(q, "file");
+        }
+    }
+    return fixes;
+}
+
+/* Tree-level catalog notes, one entry per note code (count + a few example paths), so a tree with
+ * thousands of odd files still answers in a few KB. Profile-level notes are shown with each profile. */
+static json_t *grouped_notes(const nl_catalog *cat)
+{
+    json_t *groups = json_object(); /* code name → entry */
+    json_t *order = json_array();
+    for (size_t i = 0; i < nl_catalog_note_count(cat); i++) {
+        const nl_catalog_note *n = nl_catalog_note_at(cat, i);
+        if (n->code == NL_NOTE_BAD_HEADER || n->code == NL_NOTE_UUID_MISMATCH || n->code == NL_NOTE_NTFF_WITHOUT_NEFF ||
+            n->code == NL_NOTE_EMPTY_NTFF || n->code == NL_NOTE_NTFF_SIZE || n->code == NL_NOTE_EXPORT_NOT_PEEKED)
+            continue; /* shown with the profile they concern */
+        const char *code = nl_note_code_name(n->code);
+        json_t *g = json_object_get(groups, code);
+        if (g && !n->path)
+            continue; /* the catalog's own "N more ... not listed" note: the count below already covers it */
+        if (!g) {
+            g = shape_quality(n->severity == NL_NOTE_WARN ? "warning" : "info", n->message, n->fix, NULL);
+            json_object_set_new(g, "code", json_string(code));
+            json_object_set_new(g, "count", json_integer((json_int_t)nl_catalog_note_total(cat, n->code)));
+            json_object_set_new(g, "examples", json_array());
+            json_object_set_new(groups, code, g);
+            json_array_append(order, g);
+        }
+        json_t *ex = json_object_get(g, "examples");
+        if (n->path && json_array_size(ex) < ORIENT_NOTE_EXAMPLES)
+            json_array_append_new(ex, json_string(n->path));
+    }
+    json_decref(groups);
+    return order;
+}
+
 static int orient_run(const json_t *args, nl_call *call, nl_tool_result *res)
 {
     const char *path = json_string_value(json_object_get(args, "path"));
@@ -290,20 +353,14 @@ static int orient_run(const json_t *args, nl_call *call, nl_tool_result *res)
     char next[64];
     shape_cursor_make(next, sizeof next, ORIENT_CURSOR_TAG, end);
     json_object_set_new(out, "next_cursor", end < total ? json_string(next) : json_null());
-    json_t *dq = json_array();
-    for (size_t i = 0; i < nl_catalog_note_count(cat); i++) {
-        const nl_catalog_note *n = nl_catalog_note_at(cat, i);
-        if (n->code == NL_NOTE_FILE_LIMIT || n->code == NL_NOTE_SYMLINK_LOOP || n->code == NL_NOTE_SKIPPED_SPECIAL ||
-            n->code == NL_NOTE_UNREADABLE || n->code == NL_NOTE_DEPTH_LIMIT || n->code == NL_NOTE_INCOMPLETE_SYSTEM ||
-            n->code == NL_NOTE_NEFF_WITHOUT_NTFF || n->code == NL_NOTE_EXPORT_UNATTACHED)
-            json_array_append_new(dq, shape_quality(n->severity == NL_NOTE_WARN ? "warning" : "info", n->message, n->fix, n->path));
-    }
+    json_t *dq = grouped_notes(cat);
     if (!total)
         json_array_append_new(dq, shape_quality("warning", "no Neuron or PyTorch profile was found at this path",
                                                 "Point orient at a capture directory (<instance>_pid_<pid>/), a neuron-profile "
                                                 "JSON export, an NTFF/NEFF pair or a trace.json", NULL));
     json_object_set_new(out, "data_quality", dq);
     json_object_set_new(out, "next_calls", next_calls_json(path, total, profiles));
+    json_object_set_new(out, "fixes", hoist_fixes(profiles));
     json_object_set_new(out, "units", json_pack("{s:s, s:s}", "bytes", "B", "pid", "process id of the capture"));
     json_object_set_new(out, "provenance", json_pack("{s:s, s:I, s:b}", "scanned", path, "files_examined",
                                                      (json_int_t)nl_catalog_file_count(cat), "scan_truncated",
@@ -336,7 +393,8 @@ const nl_tool_desc nl_tool_orient = {
                 "profiles": {"type": "array", "items": {"type": "object", "required": ["id", "kind"],
                     "properties": {"id": {"type": "string"}, "kind": {"enum": ["device", "system", "framework"]},
                                    "files": {"type": "object"}, "analyses": {"type": "object"}}}},
-                "next_calls": {"type": "array", "items": {"type": "object"}})
+                "next_calls": {"type": "array", "items": {"type": "object"}},
+                "fixes": {"type": "object", "description": "fix for each data-quality code seen in profiles"})
         "}}",
     .run = orient_run,
 };

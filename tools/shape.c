@@ -57,7 +57,7 @@ json_t *shape_profile_label(const nl_catalog *cat, const nl_catalog_profile *p)
     if (p->kind != NL_PROFILE_DEVICE)
         json_object_set_new(label, "source", json_string(profile_kind_name(p->kind)));
     json_object_set_new(label, "rank", rank ? json_string(rank->id) : json_null());
-    json_object_set_new(label, "core", c ? json_string(c) : json_null());
+    json_object_set_new(label, "core", c ? json_string(c) : json_null()); /* null = not known from the files */
     if (rank)
         json_object_set_new(label, "process", json_pack("{s:s, s:I}", "instance", rank->instance ? rank->instance : "",
                                                         "pid", (json_int_t)rank->pid));
