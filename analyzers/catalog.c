@@ -392,6 +392,7 @@ static void catalog_walk_all(nl_catalog *cat, const struct stat *root_st)
 
 void nl_catalog_limits_default(nl_catalog_limits *lim)
 {
+    memset(lim, 0, sizeof *lim); /* hooks off */
     lim->max_depth = NL_CATALOG_DEFAULT_MAX_DEPTH;
     lim->max_files = NL_CATALOG_DEFAULT_MAX_FILES;
     lim->max_entries = NL_CATALOG_DEFAULT_MAX_ENTRIES;

@@ -43,6 +43,12 @@ typedef struct nl_catalog_limits {
     size_t max_files;
     size_t max_entries;
     uint64_t json_peek_bytes;   /* 0 = never peek into JSON exports */
+    /* Optional: the identity of a JSON export the caller already knows (say, from a cached model), so the
+     * scan need not read the file again. Called from the scanning thread with the file's path, size and
+     * mtime; returns 1 with uuid_hex ("" when unknown) and ntff_filename ("" when unknown) filled, else 0. */
+    int (*export_identity)(void *ctx, const char *path, uint64_t size, int64_t mtime_ns, char uuid_hex[33],
+                           char *ntff_filename, size_t ntff_filename_cap);
+    void *export_identity_ctx;
 } nl_catalog_limits;
 
 /* Fill `lim` with the NL_CATALOG_DEFAULT_* values. */

@@ -254,6 +254,18 @@ static bool sniff_has(const char *t, size_t n, const char *needle)
     return t && memmem(t, n, needle, strlen(needle)) != NULL;
 }
 
+/* How many known export array names appear as `"name":[` in the head (first key unknown). */
+static unsigned sniff_export_arrays(const char *t, size_t n, const char *const *keys)
+{
+    unsigned found = 0;
+    char pattern[CATALOG_JSON_KEY_MAX + 8];
+    for (; *keys; keys++) {
+        snprintf(pattern, sizeof pattern, "\"%s\":[", *keys);
+        found += sniff_has(t, n, pattern);
+    }
+    return found;
+}
+
 static nl_file_kind sniff_json(const char *t, size_t n)
 {
     static const char *const export_keys[] = {
@@ -269,8 +281,8 @@ static nl_file_kind sniff_json(const char *t, size_t n)
     if (sniff_has(t, n, "\"traceEvents\"") ||
         (sniff_has(t, n, "\"schemaVersion\"") && sniff_has(t, n, "\"deviceProperties\"")))
         return NL_FILE_KINETO;
-    if (v == '[' && sniff_in_list(key, export_keys))
-        return NL_FILE_JSON_EXPORT;
+    if (v == '[' && (sniff_in_list(key, export_keys) || sniff_export_arrays(t, n, export_keys) >= 2))
+        return NL_FILE_JSON_EXPORT; /* newer or synthetic exports may open with an array we do not know */
     if (v == '{' && sniff_is_profile_key(key))
         return NL_FILE_SUMMARY_JSON;
     if (strcmp(key, "Name") == 0 || strcmp(key, "NeffNodes") == 0 || sniff_has(t, n, "\"NeffNodes\""))
@@ -550,10 +562,31 @@ static void peek_scan_chunk(sniff_ctx *s, peek_state *ps, const char *buf, size_
     }
 }
 
+/* The caller's export_identity hook, when it knows this file: no read needed. */
+static bool peek_from_hook(sniff_ctx *s)
+{
+    const nl_catalog_limits *lim = &s->cat->lim;
+    nl_catalog_file *f = s->f;
+    char uuid[33] = "", ntff[CATALOG_PEEK_VALUE_MAX] = "";
+    if (!lim->export_identity ||
+        !lim->export_identity(lim->export_identity_ctx, f->path, f->size, f->mtime_ns, uuid, ntff, sizeof ntff))
+        return false;
+    f->export_peeked = true;
+    if (strlen(uuid) == 32) {
+        memcpy(f->uuid_hex, uuid, 33);
+        f->has_uuid = true;
+    }
+    if (ntff[0])
+        f->export_ntff_filename = catalog_strdup(s->cat, ntff);
+    return true;
+}
+
 static void catalog_peek_export(sniff_ctx *s)
 {
     nl_catalog_file *f = s->f;
     uint64_t budget = s->cat->lim.json_peek_bytes;
+    if (peek_from_hook(s))
+        return;
     if (f->gzipped || budget == 0) {
         catalog_note(s->cat, NL_NOTE_EXPORT_NOT_PEEKED, NL_NOTE_INFO, f->rel_path, NULL,
                      f->gzipped ? "compressed JSON export: its neff_header/profile_info were not read"

@@ -1,10 +1,13 @@
-/* demo — `neuronlens demo [DIR]`: starts the real server (this same binary, `serve`) as a child over
- * pipes and walks it through an assistant's first minute — initialize, tools/list, resources/list,
- * prompts/list, a resource read and a first tool call — printing what the assistant sees.
+/* demo — `neuronlens demo [DIR]`: writes the demo profile (synthetic, from the deterministic generator in
+ * bench/: a small 8-layer decoder step on 2 NeuronCores, with NKI source locations, DMAs of several sizes
+ * and two collectives per layer in show-session form) into DIR, starts the real server (this same binary,
+ * `serve`) as a child over pipes and walks it through what an assistant does — initialize, the lists,
+ * orient → summary → kernel-attribution → collective-gaps → trace-extract — printing what it sees.
  *
  * The client side here is deliberately small: blocking writes, a poll()-bounded line reader, one request
  * in flight at a time. Notifications the server sends in between are printed and skipped. */
 #include "cli.h"
+#include "gen_profile.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -193,48 +196,114 @@ static void demo_list(demo_client *c, const char *method, const char *key, const
     json_t *it;
     json_array_foreach(items, i, it) {
         printf("  • %s\n", json_string_value(json_object_get(it, name_key)));
-        const char *d = json_string_value(json_object_get(it, desc_key));
+        const char *d = desc_key ? json_string_value(json_object_get(it, desc_key)) : NULL;
         if (d)
             print_wrapped("      ", d, 92);
     }
     json_decref(r);
 }
 
-static void demo_first_call(demo_client *c, const char *path)
+/* Print up to `max` entries of a list field of a result, one compact JSON line each. */
+static void print_list(const json_t *sc, const char *key, size_t max)
 {
-    printf("\nassistant → tools/call orient {\"path\": \"%s\"}\n", path);
-    json_t *r = demo_request(c, "tools/call", json_pack("{s:s, s:{s:s}}", "name", "orient", "arguments", "path", path));
+    const json_t *list = json_object_get(sc, key);
+    size_t i;
+    json_t *it;
+    json_array_foreach(list, i, it) {
+        if (i >= max) {
+            printf("      … %zu more\n", json_array_size(list) - max);
+            break;
+        }
+        char *line = json_dumps(it, JSON_COMPACT | JSON_REAL_PRECISION(6));
+        printf("      %.150s%s\n", line ? line : "", line && strlen(line) > 150 ? " …" : "");
+        free(line);
+    }
+}
+
+/* One tools/call as the assistant makes it; prints the text block and the first rows of its lists. */
+static json_t *demo_call(demo_client *c, const char *tool, json_t *args, const char *why)
+{
+    char *shown = json_dumps(args, JSON_COMPACT);
+    printf("\nassistant → %s %s\n            (%s)\n", tool, shown ? shown : "{}", why);
+    free(shown);
+    json_t *r = demo_request(c, "tools/call", json_pack("{s:s, s:o}", "name", tool, "arguments", args));
     json_t *result = json_object_get(r, "result");
     json_t *text = json_object_get(json_array_get(json_object_get(result, "content"), 0), "text");
-    printf("server   ← %s\n", json_is_true(json_object_get(result, "isError")) ? "isError: true" : "result");
-    print_wrapped("           ", text ? json_string_value(text) : "(no text)", 92);
-    json_decref(r);
+    printf("server   ← %s", json_is_true(json_object_get(result, "isError")) ? "isError: " : "");
+    print_wrapped("", text ? json_string_value(text) : "(no answer)", 92);
+    json_t *sc = json_object_get(result, "structuredContent");
+    static const char *const lists[] = {"profiles", "engines", "findings", "groups", "layers", "rows", NULL};
+    for (size_t i = 0; sc && lists[i]; i++)
+        if (json_array_size(json_object_get(sc, lists[i]))) {
+            printf("    %s:\n", lists[i]);
+            print_list(sc, lists[i], strcmp(lists[i], "findings") ? 5 : 8);
+        }
+    return r;
+}
+
+static void demo_walk(demo_client *c, const char *dir)
+{
+    char export0[4096];
+    snprintf(export0, sizeof export0, "%s", dir);
+    json_decref(demo_call(c, "orient", json_pack("{s:s}", "path", dir), "what is in this directory?"));
+    json_decref(demo_call(c, "summary", json_pack("{s:s, s:s}", "path", dir, "profile", "profile_nc0"),
+                          "headline numbers of core 0"));
+    json_decref(demo_call(c, "kernel-attribution", json_pack("{s:s, s:s, s:s, s:i}", "path", dir, "profile", "profile_nc0",
+                                                             "group_by", "source", "top", 5), "which source lines cost the most?"));
+    json_decref(demo_call(c, "collective-gaps", json_pack("{s:s}", "path", dir), "per-layer latency from collective gaps"));
+    json_decref(demo_call(c, "trace-extract", json_pack("{s:s, s:s, s:s, s:s, s:i}", "path", dir, "profile", "profile_nc0",
+                                                        "kind", "instruction", "sort", "wait", "max_rows", 3),
+                          "the instructions that waited longest"));
+}
+
+/* Write the synthetic demo profile into `dir` (created when missing). */
+static int demo_write_profile(const char *dir)
+{
+    gen_options opt;
+    gen_options_demo(&opt);
+    char err[512];
+    if (gen_write(&opt, dir, err, sizeof err)) {
+        fprintf(stderr, "neuronlens demo: cannot write the demo profile into %s: %s\n", dir, err);
+        return -1;
+    }
+    printf("wrote the demo profile into %s — SYNTHETIC data from neuronlens's generator (an 8-layer decoder step on\n"
+           "2 NeuronCores, seed %llu), not a real device capture. Every file in it says so.\n", dir,
+           (unsigned long long)opt.seed);
+    return 0;
 }
 
 int cli_demo(int argc, char **argv)
 {
-    const char *dir = argc > 0 ? argv[0] : ".";
     if (argc > 1) {
         fprintf(stderr, "usage: neuronlens demo [DIR]\n");
         return 2;
     }
+    char tmp[] = "/tmp/neuronlens-demo-XXXXXX";
+    const char *dir = argc > 0 ? argv[0] : mkdtemp(tmp);
+    if (!dir) {
+        fprintf(stderr, "neuronlens demo: cannot create a directory in /tmp: %s\n", strerror(errno));
+        return 1;
+    }
     signal(SIGPIPE, SIG_IGN);
+    printf("neuronlens demo — the real server, driven over stdio the way a coding assistant drives it.\n\n");
+    if (demo_write_profile(dir))
+        return 1;
     demo_client c = {0};
     if (demo_start(&c)) {
         fprintf(stderr, "neuronlens demo: cannot start the server: %s\n", strerror(errno));
         return 1;
     }
-    printf("neuronlens demo — the real server, driven over stdio the way a coding assistant drives it.\n\n");
     int status = 0;
     if (demo_handshake(&c)) {
         fprintf(stderr, "neuronlens demo: the server did not answer initialize\n");
         status = 1;
     } else {
         demo_list(&c, "tools/list", "tools", "name", "description");
-        demo_list(&c, "resources/list", "resources", "uri", "description");
-        demo_list(&c, "prompts/list", "prompts", "name", "description");
-        demo_first_call(&c, dir);
+        demo_list(&c, "resources/list", "resources", "uri", NULL);
+        demo_list(&c, "prompts/list", "prompts", "name", NULL);
+        demo_walk(&c, dir);
     }
     demo_stop(&c);
+    printf("\nThe demo profile stays in %s; point any MCP client at it.\n", dir);
     return status;
 }

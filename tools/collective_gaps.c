@@ -1,32 +1,1027 @@
-/* collective-gaps — MCP tool: per-layer latency from the gaps between collectives on a CC-core. */
+/* collective-gaps — MCP tool: per-layer latency from the gaps between collectives on a CC-core.
+ *
+ * Source, in order (formats.md §6, §11.1; references/layer-latency-from-collective-gaps.md):
+ *   1. a show-session --show-trace text dump: `path` names it, or the catalog finds one that belongs to the
+ *      selected profile (collective_gaps.h: same directory, else same rank; matched by file stem, or the
+ *      only profile there). Several dumps for one profile: the largest (a --show-trace dump dwarfs the
+ *      header-only one); the others are named in data_quality. A dump that several profiles of one
+ *      directory share (named after none) is analysed as a whole when no profile is asked for; a path to an
+ *      export or NTFF is resolved through its directory.
+ *   2. nothing usable: the result abstains with the reason and the command that produces the dump. A -j
+ *      dump carries no collective trace. The full JSON export has no collective array in the three real
+ *      neuron-profile 2.27 samples (every dma record is_cc_dma "no", summary cc_op_count 0); where DMA
+ *      records are flagged is_cc_dma they are packets — several per collective, without trigger times — so
+ *      they are reported (counts, summary cc_op_count), never turned into layers.
+ * Numbers: analyzers/analyses/gaps (choice of CC-core, gaps, layer mapping and its checks, statistics).
+ * Total time for the coverage ratio: the "Total execution time" of the chosen core's header block in the
+ * dump, else the attached export's summary total_time when that export is cached or small
+ * (CG_EXPORT_LOAD_MAX_BYTES); the core is chosen first, then the analysis runs again with that total.
+ * Bounds: layers are paged (max_rows, cursor "cgaps-<core>-<A>-<P>.<offset>", which refuses a cursor made
+ * for another core or mapping); CC-cores, outliers and irregular gaps are capped lists with totals; raw
+ * gaps (shown only when the mapping is inconsistent) cover the layers of the page; a page that would not fit
+ * the caller's byte budget is halved until it does. */
 #include "tool_common.h"
+#include "scan.h"
+#include "collective_gaps.h"
+#include "gaps.h"
+#include "model_cache.h"
+#include "shape.h"
+#include "show_session.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define CG_DEFAULT_ROWS 20
+#define CG_CURSOR_PREFIX "cgaps"
+#define CG_CORES_LISTED 16
+#define CG_OUTLIERS_LISTED 20
+#define CG_RAW_GAPS_MAX 128
+#define CG_LAYER_GAPS_MAX 8                      /* per-layer gaps_ns shown when collectives_per_layer ≤ this */
+#define CG_EXPORT_LOAD_MAX_BYTES (64u << 20)     /* an export this small is read for its total time */
+#define CG_DEFAULT_BUDGET 24576u
+#define CG_BUDGET_MARGIN 2048u                   /* room for the envelope and the text block */
+
+/* ---- which dump belongs to which profile ------------------------------------------------------------ */
+
+static bool cg_is_device(const nl_catalog_profile *p)
+{
+    return p->kind == NL_PROFILE_DEVICE || p->kind == NL_PROFILE_EXPORT_ONLY;
+}
+
+static int cg_main_file(const nl_catalog_profile *p)
+{
+    return p->ntff >= 0 ? p->ntff : p->json_export;
+}
+
+static const char *cg_base(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* Length of the directory part of rel ("" → 0). */
+static size_t cg_dir_len(const char *rel)
+{
+    const char *s = strrchr(rel, '/');
+    return s ? (size_t)(s - rel) : 0;
+}
+
+static bool cg_same_dir(const char *a, const char *b)
+{
+    size_t n = cg_dir_len(a);
+    return n == cg_dir_len(b) && strncmp(a, b, n) == 0;
+}
+
+/* Length of the stem of a profile's main file when `dump` starts with it followed by '.', '_' or '-'. */
+static size_t cg_stem_match(const char *main_rel, const char *dump_rel)
+{
+    const char *m = cg_base(main_rel), *d = cg_base(dump_rel);
+    const char *dot = strchr(m, '.');
+    size_t n = dot ? (size_t)(dot - m) : strlen(m);
+    if (n == 0 || strncmp(m, d, n) != 0 || !strchr("._-", d[n]) || !d[n])
+        return 0;
+    return n;
+}
+
+/* The profile a dump belongs to, or -1. */
+static long cg_dump_owner(const nl_catalog *cat, const nl_catalog_file *dump)
+{
+    for (int pass = 0; pass < 2; pass++) { /* 0: same directory, 1: same rank */
+        long best = -1, only = -1;
+        size_t best_len = 0, count = 0;
+        for (size_t i = 0; i < nl_catalog_profile_count(cat); i++) {
+            const nl_catalog_profile *p = nl_catalog_profile_at(cat, i);
+            int mf = cg_is_device(p) ? cg_main_file(p) : -1;
+            if (mf < 0)
+                continue;
+            const char *rel = nl_catalog_file_at(cat, (size_t)mf)->rel_path;
+            bool near = pass == 0 ? cg_same_dir(rel, dump->rel_path) : dump->rank >= 0 && p->rank == dump->rank;
+            if (!near)
+                continue;
+            count++;
+            only = (long)i;
+            size_t len = cg_stem_match(rel, dump->rel_path);
+            if (len > best_len) {
+                best_len = len;
+                best = (long)i;
+            }
+        }
+        if (best >= 0)
+            return best;
+        if (count == 1)
+            return only;
+        if (count > 1)
+            return -1;
+    }
+    return -1;
+}
+
+/* The dumps of `kind` for profile index pi: owned ones, else (when none) the unowned ones in its directory.
+ * Returns how many; out[] gets up to cap file indices, largest file first. */
+static size_t cg_dumps_for(const nl_catalog *cat, long pi, nl_file_kind kind, long *out, size_t cap, bool *fallback)
+{
+    size_t n = 0;
+    *fallback = false;
+    const nl_catalog_profile *p = nl_catalog_profile_at(cat, (size_t)pi);
+    int mf = cg_main_file(p);
+    for (int pass = 0; pass < 2 && n == 0; pass++) {
+        for (size_t i = 0; i < nl_catalog_file_count(cat); i++) {
+            const nl_catalog_file *f = nl_catalog_file_at(cat, i);
+            if (f->kind != kind)
+                continue;
+            long owner = cg_dump_owner(cat, f);
+            bool take = pass == 0 ? owner == pi
+                                  : owner < 0 && mf >= 0 && cg_same_dir(nl_catalog_file_at(cat, (size_t)mf)->rel_path, f->rel_path);
+            if (!take)
+                continue;
+            size_t kept = n < cap ? n : cap, at = 0; /* keep the largest ones, largest first */
+            while (at < kept && nl_catalog_file_at(cat, (size_t)out[at])->size >= f->size)
+                at++;
+            if (at < cap) {
+                size_t last = kept < cap ? kept : cap - 1;
+                memmove(&out[at + 1], &out[at], (last - at) * sizeof out[0]);
+                out[at] = (long)i;
+            }
+            n++;
+        }
+        *fallback = pass == 1 && n > 0;
+    }
+    return n;
+}
+
+const char *nl_collective_gaps_status(const nl_catalog *cat, const nl_catalog_profile *p)
+{
+    long pi = -1;
+    for (size_t i = 0; i < nl_catalog_profile_count(cat); i++)
+        if (nl_catalog_profile_at(cat, i) == p)
+            pi = (long)i;
+    long idx;
+    bool fallback;
+    if (pi >= 0 && cg_is_device(p) && cg_dumps_for(cat, pi, NL_FILE_SHOW_SESSION_TEXT, &idx, 1, &fallback) > 0)
+        return "ready";
+    return "needs_show_session_trace";
+}
+
+/* ---- the call's state -------------------------------------------------------------------------------- */
+
+typedef struct cg_call {
+    nl_call *call;
+    const char *path;
+    nl_catalog *cat;
+    const nl_catalog_profile *profile;    /* NULL for a lone dump */
+    long dump;                            /* text dump file index or -1 */
+    const char *dump_path;                /* openable path of the dump read */
+    const char *dump_rel;
+    long json_dump;                       /* a -j dump (for provenance and the abstention) or -1 */
+    int64_t cc_core;
+    unsigned per_layer, skip;
+    size_t max_rows, offset;
+    const char *cursor;
+    json_t *out;                          /* the result being built */
+    json_t *dq;                           /* out.data_quality (owned by out once out exists) */
+    show_session *ss;
+    gaps_result *gr;
+    bool has_total;
+    int64_t total_ns;
+    char total_source[600];
+} cg_call;
+
+static void cg_quality(cg_call *c, const char *severity, const char *problem, const char *fix, const char *file)
+{
+    json_array_append_new(c->dq, shape_quality(severity, problem, fix, file));
+}
+
+static void cg_quality_code(cg_call *c, const char *code, const char *severity, const char *problem, const char *fix,
+                            const char *file)
+{
+    json_t *q = shape_quality(severity, problem, fix, file);
+    json_object_set_new(q, "code", json_string(code));
+    json_array_append_new(c->dq, q);
+}
+
+static json_t *cg_units(void)
+{
+    return json_pack("{s:s, s:s, s:s, s:s}",
+                     "time", "ns; start_ns / end_ns as printed by show-session (device timestamps), latencies and gaps "
+                             "are differences of them",
+                     "ratio_to_median", "layer latency / median_ns",
+                     "layers_to_total, window_to_total", "fraction 0..1 of the profile's total execution time",
+                     "fit", "periodicity fit 0..1 (1 = every layer splits its time the same way)");
+}
+
+/* ---- choosing the source ----------------------------------------------------------------------------- */
+
+static void cg_list_profiles(const nl_catalog *cat, char *out, size_t cap)
+{
+    size_t used = 0, shown = 0, total = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < nl_catalog_profile_count(cat); i++) {
+        const nl_catalog_profile *p = nl_catalog_profile_at(cat, i);
+        if (!cg_is_device(p))
+            continue;
+        total++;
+        const char *st = nl_collective_gaps_status(cat, p);
+        if (shown < 20 && used + strlen(p->id) + 40 < cap) {
+            used += (size_t)snprintf(out + used, cap - used, "%s%s%s", shown ? ", " : "", p->id,
+                                     strcmp(st, "ready") ? "" : " (has a show-session dump)");
+            shown++;
+        }
+    }
+    if (total > shown && used + 40 < cap)
+        snprintf(out + used, cap - used, " (and %zu more; see orient)", total - shown);
+}
+
+static void cg_list_files(const nl_catalog *cat, nl_file_kind kind, char *out, size_t cap)
+{
+    size_t used = 0, shown = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < nl_catalog_file_count(cat) && shown < 10; i++) {
+        const nl_catalog_file *f = nl_catalog_file_at(cat, i);
+        if (f->kind != kind || used + strlen(f->rel_path) + 4 >= cap)
+            continue;
+        used += (size_t)snprintf(out + used, cap - used, "%s%s", shown++ ? ", " : "", f->rel_path);
+    }
+}
+
+static long cg_profile_index(const nl_catalog *cat, const nl_catalog_profile *p)
+{
+    for (size_t i = 0; i < nl_catalog_profile_count(cat); i++)
+        if (nl_catalog_profile_at(cat, i) == p)
+            return (long)i;
+    return -1;
+}
+
+static void cg_attach_dumps(cg_call *c)
+{
+    long pi = cg_profile_index(c->cat, c->profile);
+    long idx[4];
+    bool fallback;
+    size_t n = cg_dumps_for(c->cat, pi, NL_FILE_SHOW_SESSION_TEXT, idx, 4, &fallback);
+    if (n) {
+        c->dump = idx[0];
+        const nl_catalog_file *f = nl_catalog_file_at(c->cat, (size_t)idx[0]);
+        if (fallback)
+            cg_quality(c, "warning", "the show-session dump is not tied to this profile by its name and the directory "
+                       "holds several profiles; it was used because it is the only dump there",
+                       "Name the dump after its NTFF (e.g. profile_exec_2.show_session.txt) or pass its path", f->rel_path);
+        if (n > 1) {
+            char others[512] = "";
+            size_t used = 0;
+            for (size_t i = 1; i < n && i < 4; i++)
+                used += (size_t)snprintf(others + used, sizeof others - used, "%s%s", i > 1 ? ", " : "",
+                                         nl_catalog_file_at(c->cat, (size_t)idx[i])->rel_path);
+            char problem[768];
+            snprintf(problem, sizeof problem, "%zu show-session dumps belong to this profile; the largest was used, not: %s%s",
+                     n, others, n > 4 ? ", ..." : "");
+            cg_quality(c, "info", problem, "Pass the dump's path to choose another one", f->rel_path);
+        }
+    }
+    if (cg_dumps_for(c->cat, pi, NL_FILE_SHOW_SESSION_JSON, idx, 1, &fallback))
+        c->json_dump = idx[0];
+}
+
+/* Path is a regular file that is not a dump: select the profile built around it from its directory. */
+static int cg_rescan_parent(cg_call *c, nl_tool_result *res)
+{
+    char *dir = strdup(c->path);
+    if (!dir)
+        return nl_tool_result_error(res, "out of memory"), -1;
+    char *slash = strrchr(dir, '/');
+    const char *base = cg_base(c->path); /* not into dir, which is freed below */
+    if (slash == dir)
+        dir[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    else
+        strcpy(dir, ".");
+    nl_error err;
+    nl_catalog *cat = nl_tools_scan(c->call, dir, &err);
+    free(dir);
+    if (!cat)
+        return 0; /* keep the single-file catalog */
+    for (size_t i = 0; i < nl_catalog_profile_count(cat); i++) {
+        const nl_catalog_profile *p = nl_catalog_profile_at(cat, i);
+        int mf = cg_is_device(p) ? cg_main_file(p) : -1;
+        bool match = mf >= 0 && !strcmp(nl_catalog_file_at(cat, (size_t)mf)->rel_path, base);
+        match |= p->json_export >= 0 && !strcmp(nl_catalog_file_at(cat, (size_t)p->json_export)->rel_path, base);
+        if (match) {
+            nl_catalog_free(c->cat);
+            c->cat = cat;
+            c->profile = p;
+            return 0;
+        }
+    }
+    nl_catalog_free(cat);
+    return 0;
+}
+
+/* The one text dump every ready profile falls back to (owned by none of them), or -1. */
+static long cg_shared_dump(const nl_catalog *cat)
+{
+    long shared = -1;
+    for (size_t i = 0; i < nl_catalog_profile_count(cat); i++) {
+        const nl_catalog_profile *p = nl_catalog_profile_at(cat, i);
+        long idx;
+        bool fallback;
+        if (!cg_is_device(p) || !cg_dumps_for(cat, (long)i, NL_FILE_SHOW_SESSION_TEXT, &idx, 1, &fallback))
+            continue;
+        if (!fallback || (shared >= 0 && shared != idx))
+            return -1;
+        shared = idx;
+    }
+    return shared;
+}
+
+static int cg_select(cg_call *c, const char *wanted, nl_tool_result *res)
+{
+    nl_error err;
+    nl_error_clear(&err);
+    c->cat = nl_tools_scan(c->call, c->path, &err);
+    if (!c->cat)
+        return nl_tool_result_error(res, "Cannot examine %s: %s (%s). Check the path exists and is readable.", c->path,
+                                    err.message, nl_error_code_name(err.code)), -1;
+    c->dump = c->json_dump = -1;
+    struct stat st;
+    bool is_file = stat(c->path, &st) == 0 && S_ISREG(st.st_mode);
+    if (is_file && nl_catalog_file_count(c->cat) == 1) {
+        const nl_catalog_file *f = nl_catalog_file_at(c->cat, 0);
+        if (f->kind == NL_FILE_NTFF || f->kind == NL_FILE_JSON_EXPORT || f->kind == NL_FILE_NEFF) {
+            if (!wanted && cg_rescan_parent(c, res))
+                return -1;
+        } else if (!wanted) { /* the dump itself (or an unclassified text file, tried as one) */
+            if (f->kind != NL_FILE_SHOW_SESSION_TEXT && f->kind != NL_FILE_SHOW_SESSION_JSON && f->kind != NL_FILE_UNKNOWN &&
+                f->kind != NL_FILE_SUMMARY_TEXT)
+                return nl_tool_result_error(res, "%s is a %s file, not a show-session dump or a device profile. Pass the "
+                                            "output of neuron-profile show-session -s <file.ntff> --show-trace, or the "
+                                            "profile's directory.", c->path, nl_file_kind_name(f->kind)), -1;
+            c->dump = 0;
+            return 0;
+        }
+    }
+    char ids[2048];
+    if (wanted) {
+        c->profile = nl_catalog_find_profile(c->cat, wanted);
+        if (!c->profile || !cg_is_device(c->profile)) {
+            cg_list_profiles(c->cat, ids, sizeof ids);
+            return nl_tool_result_error(res, "No device profile '%s' at %s. Profiles there: %s.", wanted, c->path,
+                                        ids[0] ? ids : "none"), -1;
+        }
+    } else if (!c->profile) {
+        size_t devices = 0, ready = 0;
+        const nl_catalog_profile *only = NULL, *only_ready = NULL;
+        for (size_t i = 0; i < nl_catalog_profile_count(c->cat); i++) {
+            const nl_catalog_profile *p = nl_catalog_profile_at(c->cat, i);
+            if (!cg_is_device(p))
+                continue;
+            devices++;
+            only = p;
+            if (!strcmp(nl_collective_gaps_status(c->cat, p), "ready")) {
+                ready++;
+                only_ready = p;
+            }
+        }
+        long shared = ready > 1 ? cg_shared_dump(c->cat) : -1;
+        if (devices == 1 || ready == 1) {
+            c->profile = devices == 1 ? only : only_ready;
+        } else if (shared >= 0) {
+            c->dump = shared;
+            cg_quality(c, "info", "this show-session dump sits next to several profiles and is named after none of "
+                       "them: the result describes the dump as a whole (its CC-cores), not one profile",
+                       "Pass profile to label the result with one profile", nl_catalog_file_at(c->cat, (size_t)shared)->rel_path);
+            return 0;
+        } else if (devices > 1) {
+            cg_list_profiles(c->cat, ids, sizeof ids);
+            return nl_tool_result_error(res, "%s holds %zu device profiles; pass \"profile\" with one of: %s.", c->path,
+                                        devices, ids), -1;
+        } else {
+            size_t texts = 0, jsons = 0;
+            for (size_t i = 0; i < nl_catalog_file_count(c->cat); i++) {
+                nl_file_kind k = nl_catalog_file_at(c->cat, i)->kind;
+                if (k == NL_FILE_SHOW_SESSION_TEXT && texts++ == 0)
+                    c->dump = (long)i;
+                if (k == NL_FILE_SHOW_SESSION_JSON && jsons++ == 0)
+                    c->json_dump = (long)i;
+            }
+            if (texts > 1) {
+                cg_list_files(c->cat, NL_FILE_SHOW_SESSION_TEXT, ids, sizeof ids);
+                return nl_tool_result_error(res, "%s holds %zu show-session dumps and no profile to tie them to; pass the "
+                                            "path of one of them: %s.", c->path, texts, ids), -1;
+            }
+            if (!texts && !jsons)
+                return nl_tool_result_error(res, "No show-session dump and no device profile found at %s. Call orient on "
+                                            "the path to see what is there; produce a dump on the Trainium host with "
+                                            "neuron-profile show-session -s <file.ntff> --show-trace > trace.txt.",
+                                            c->path), -1;
+            return 0;
+        }
+    }
+    if (c->profile)
+        cg_attach_dumps(c);
+    return 0;
+}
+
+/* ---- envelope ----------------------------------------------------------------------------------------- */
+
+static json_t *cg_profile_label(const cg_call *c)
+{
+    if (c->profile)
+        return shape_profile_label(c->cat, c->profile);
+    long f = c->dump >= 0 ? c->dump : c->json_dump;
+    const nl_catalog_file *file = nl_catalog_file_at(c->cat, (size_t)f);
+    json_t *label = json_pack("{s:s, s:s, s:n, s:n}", "id", file->rel_path, "kind", "show-session", "rank", "core");
+    if (file->rank >= 0)
+        json_object_set_new(label, "rank", json_string(nl_catalog_rank_at(c->cat, (size_t)file->rank)->id));
+    return label;
+}
+
+static json_t *cg_provenance(const cg_call *c)
+{
+    json_t *prov = c->profile ? shape_profile_provenance(c->cat, c->profile)
+                              : json_pack("{s:s, s:{}}", "root", nl_catalog_root(c->cat), "files");
+    json_t *files = json_object_get(prov, "files");
+    if (c->dump >= 0)
+        json_object_set_new(files, "show_session_text", json_string(nl_catalog_file_at(c->cat, (size_t)c->dump)->rel_path));
+    if (c->json_dump >= 0)
+        json_object_set_new(files, "show_session_json", json_string(nl_catalog_file_at(c->cat, (size_t)c->json_dump)->rel_path));
+    json_object_set_new(prov, "method", json_string("gaps between TPB_TRIGGER START events on one CC-core, A per layer "
+                                                    "after P prologue gaps (formats.md §11.1; see "
+                                                    "neuronlens://references/layer-latency-from-collective-gaps)"));
+    return prov;
+}
+
+static void cg_abstain(cg_call *c, const char *reason, const char *fix)
+{
+    json_object_set_new(c->out, "status", json_string("abstained"));
+    json_object_set_new(c->out, "abstained", json_pack("{s:s, s:s}", "reason", reason, "fix", fix));
+}
+
+static void cg_fix_command(const cg_call *c, char *out, size_t cap)
+{
+    const char *ntff = c->profile && c->profile->ntff >= 0 ? cg_base(nl_catalog_file_at(c->cat, (size_t)c->profile->ntff)->rel_path)
+                                                           : "<file>.ntff";
+    char stem[256];
+    snprintf(stem, sizeof stem, "%s", ntff);
+    char *dot = strrchr(stem, '.');
+    if (dot && dot != stem)
+        *dot = '\0';
+    snprintf(out, cap, "On the Trainium host run: neuron-profile show-session -s %s --show-trace > %s.show_session.txt — "
+             "then put the .txt next to the profile (or pass its path) and call collective-gaps again. Profile a warm "
+             "execution (--profile-nth-exec=2).", ntff, stem);
+}
+
+/* The attached export, read when cached or small: summary total_time, cc_op_count, is_cc_dma records. */
+typedef struct cg_export_facts {
+    bool read;
+    const char *rel;
+    bool has_total;
+    int64_t total_ns;
+    bool has_cc_ops;
+    int64_t cc_ops;
+    uint64_t cc_dma;
+} cg_export_facts;
+
+static void cg_read_export(cg_call *c, cg_export_facts *ef)
+{
+    memset(ef, 0, sizeof *ef);
+    if (!c->profile || c->profile->json_export < 0)
+        return;
+    const nl_catalog_file *f = nl_catalog_file_at(c->cat, (size_t)c->profile->json_export);
+    ef->rel = f->rel_path;
+    nl_model_cache *cache = nl_tools_models(c->call->tools);
+    nl_model_ref *ref = nl_model_cache_peek(cache, f->path);
+    if (!ref && f->size <= CG_EXPORT_LOAD_MAX_BYTES) {
+        nl_error err;
+        nl_model_load_options opt = {.cancel = c->call->cancel};
+        ref = nl_model_cache_get(cache, f->path, &opt, &err);
+        if (!ref) {
+            char problem[600];
+            snprintf(problem, sizeof problem, "the full JSON export cannot be read (%s, %s at byte %lld); its total time is not used",
+                     err.message, nl_error_code_name(err.code), (long long)err.offset);
+            cg_quality(c, "warning", problem, "Export it again with neuron-profile view --output-format json", f->rel_path);
+            return;
+        }
+    }
+    if (!ref)
+        return;
+    const device_model *m = nl_model_ref_model(ref);
+    ef->read = true;
+    const kvlist *sum = device_model_record_get(m, DEVICE_MODEL_SUMMARY);
+    double s;
+    if (sum && kvlist_get_num(sum, "total_time", &s) && s > 0) {
+        ef->has_total = true;
+        ef->total_ns = llround(s * 1e9);
+    }
+    ef->has_cc_ops = sum && kvlist_get_i64(sum, "cc_op_count", &ef->cc_ops);
+    const table *dma = device_model_table_get(m, DEVICE_MODEL_DMA);
+    for (size_t r = 0; dma && r < device_model_rows(m, DEVICE_MODEL_DMA); r++)
+        ef->cc_dma += (table_u64(dma, DM_DMA_FLAGS, r) & DM_DMA_F_CC) != 0;
+    nl_model_ref_release(ref);
+}
+
+/* No text dump: abstain, saying what the profile does carry. */
+static void cg_abstain_no_dump(cg_call *c)
+{
+    char fix[1024], reason[1024];
+    cg_fix_command(c, fix, sizeof fix);
+    if (c->json_dump >= 0) {
+        snprintf(reason, sizeof reason, "only a show-session -j dump (%s) is here: it holds per-core cycle counts, not the "
+                 "collectives trace (Collectives trace for CC-core N, TPB_TRIGGER START lines) this analysis needs",
+                 nl_catalog_file_at(c->cat, (size_t)c->json_dump)->rel_path);
+        cg_abstain(c, reason, fix);
+        return;
+    }
+    cg_export_facts ef;
+    cg_read_export(c, &ef);
+    if (ef.read) {
+        if (ef.has_cc_ops && ef.cc_ops == 0 && ef.cc_dma == 0)
+            snprintf(reason, sizeof reason, "the full JSON export reports no collectives (summary cc_op_count 0, no "
+                     "is_cc_dma DMA records): a single-core / TP=1 execution has no layer rhythm to measure; use "
+                     "kernel-attribution with group_by layer instead. If collectives did run, the export has no trigger "
+                     "events anyway and a show-session dump is needed");
+        else
+            snprintf(reason, sizeof reason, "the full JSON export has no collective trigger events: neuron-profile "
+                     "exports (2.27) carry no collective array, only DMA records flagged is_cc_dma (%llu here; several "
+                     "per collective, without trigger times)%s; the per-layer recipe needs the TPB_TRIGGER START times "
+                     "of a show-session --show-trace dump", (unsigned long long)ef.cc_dma,
+                     ef.has_cc_ops ? " and the summary's cc_op_count" : "");
+        if (ef.has_cc_ops)
+            json_object_set_new(c->out, "export_collectives", json_pack("{s:s, s:I, s:I}", "file", ef.rel, "cc_op_count",
+                                                                        (json_int_t)ef.cc_ops, "is_cc_dma_records",
+                                                                        (json_int_t)ef.cc_dma));
+    } else if (c->profile && c->profile->json_export >= 0) {
+        snprintf(reason, sizeof reason, "no show-session dump is next to this profile, and full JSON exports carry no "
+                 "collective trigger events (only DMA packets flagged is_cc_dma)");
+    } else {
+        snprintf(reason, sizeof reason, "no show-session dump is next to this profile; the collective trigger times live "
+                 "in the NTFF payload, which only neuron-profile decodes");
+    }
+    cg_abstain(c, reason, fix);
+}
+
+/* ---- reading and computing --------------------------------------------------------------------------- */
+
+static int cg_read_dump(cg_call *c, nl_tool_result *res)
+{
+    const nl_catalog_file *f = nl_catalog_file_at(c->cat, (size_t)c->dump);
+    c->dump_path = f->path;
+    c->dump_rel = f->rel_path;
+    nl_call_progress(c->call, 0, 1, "reading the show-session dump");
+    show_session_options opt = {.source = f->rel_path, .cancel = c->call->cancel};
+    nl_error err;
+    nl_error_clear(&err);
+    if (show_session_read(f->path, &opt, &c->ss, &err) == 0)
+        return 0;
+    if (err.code == NL_ERR_CANCELLED)
+        return nl_tool_result_error(res, "cancelled"), -1;
+    char where[96] = "";
+    if (err.offset >= 0)
+        snprintf(where, sizeof where, " at byte %lld", (long long)err.offset);
+    if (err.record >= 0)
+        snprintf(where + strlen(where), sizeof where - strlen(where), ", record %lld", (long long)err.record);
+    return nl_tool_result_error(res, "Cannot read the show-session dump %s%s%s%s: %s (%s). Produce it again with "
+                                "neuron-profile show-session -s <file.ntff> --show-trace > trace.txt.", f->rel_path, where,
+                                err.field[0] ? ", field " : "", err.field, err.message, nl_error_code_name(err.code)), -1;
+}
+
+static void cg_reader_quality(cg_call *c)
+{
+    const show_session_info *info = show_session_get_info(c->ss);
+    cg_quality_code(c, "unverified_format", "info", "no real show-session dump has been published: the reader finds "
+                    "sections and tokens by name (formats.md §6), never by column, and counts what it cannot read",
+                    NULL, c->dump_rel);
+    if (info->unparsed_lines) {
+        char problem[512];
+        const show_session_issue *is = info->issue_count ? &info->issues[0] : NULL;
+        int n = snprintf(problem, sizeof problem, "%llu line(s) in Collectives trace sections could not be read as events",
+                         (unsigned long long)info->unparsed_lines);
+        if (is && n > 0 && (size_t)n < sizeof problem)
+            snprintf(problem + n, sizeof problem - (size_t)n, " (first at byte %lld, line %llu: %s)", (long long)is->offset,
+                     (unsigned long long)is->line, is->reason);
+        cg_quality_code(c, "unparsed_lines", "warning", problem,
+                        "If these lines are trigger events in a layout the reader does not know, report one line to "
+                        "neuronlens; a missing trigger shifts the layer mapping", c->dump_rel);
+    }
+    if (info->has_dropped) {
+        char problem[256];
+        snprintf(problem, sizeof problem, "the dump says %llu trace event(s) were dropped: missing triggers shift the layer mapping",
+                 (unsigned long long)info->dropped_events);
+        cg_quality_code(c, "dropped_events", "warning", problem,
+                        "Raise the profiler's event limit (max_events_per_nc) or capture fewer NCs / event types", c->dump_rel);
+    }
+}
+
+/* The total time for CC-core `core`: the header block of the dump before its section, else the export. */
+static void cg_total_time(cg_call *c, uint32_t core)
+{
+    int64_t ns, off;
+    if (show_session_total_time_for_core(c->ss, core, &ns, &off)) {
+        c->has_total = true;
+        c->total_ns = ns;
+        snprintf(c->total_source, sizeof c->total_source, "show-session header 'Total execution time' (%s, byte %lld)",
+                 c->dump_rel, (long long)off);
+        return;
+    }
+    cg_export_facts ef;
+    cg_read_export(c, &ef);
+    if (ef.has_total) {
+        c->has_total = true;
+        c->total_ns = ef.total_ns;
+        snprintf(c->total_source, sizeof c->total_source, "full JSON export summary.total_time (%s)", ef.rel);
+    }
+}
+
+static int cg_compute(cg_call *c, nl_tool_result *res)
+{
+    gaps_core_input *in = NULL;
+    int64_t *storage = NULL;
+    size_t n = 0;
+    nl_error err;
+    nl_error_clear(&err);
+    if (gaps_inputs_from_show_session(c->ss, &in, &n, &storage, &err))
+        return nl_tool_result_error(res, "collective-gaps failed: %s", err.message), -1;
+    size_t with_triggers = 0;
+    for (size_t i = 0; i < n; i++)
+        with_triggers += in[i].count > 0;
+    if (c->cc_core < 0 && with_triggers == 0) {
+        char reason[512], fix[1024];
+        if (n == 0) {
+            snprintf(reason, sizeof reason, "%s has no 'Collectives trace for CC-core N' section: it was produced without "
+                     "--show-trace, or the run used no collectives", c->dump_rel);
+            cg_fix_command(c, fix, sizeof fix);
+        } else {
+            snprintf(reason, sizeof reason, "%s has %zu Collectives trace section(s) but no TPB_TRIGGER line in any: no "
+                     "collective ran (single core / TP=1?)", c->dump_rel, n);
+            snprintf(fix, sizeof fix, "Without collectives there is no layer rhythm to measure: use kernel-attribution with "
+                     "group_by layer for per-layer time.");
+        }
+        cg_abstain(c, reason, fix);
+        free(in);
+        free(storage);
+        return 0;
+    }
+    gaps_options opt;
+    gaps_options_default(&opt);
+    opt.cc_core = c->cc_core;
+    opt.collectives_per_layer = c->per_layer;
+    opt.skip_prologue_gaps = c->skip;
+    int rc = gaps_compute(in, n, &opt, &c->gr, &err);
+    if (rc == 0) { /* the total time depends on the core chosen: compute again with it */
+        cg_total_time(c, c->gr->cc_core);
+        if (c->has_total) {
+            gaps_result_free(c->gr);
+            c->gr = NULL;
+            opt.has_total_time = true;
+            opt.total_time_ns = c->total_ns;
+            rc = gaps_compute(in, n, &opt, &c->gr, &err);
+        }
+    }
+    free(in);
+    free(storage);
+    if (rc == 0)
+        return 0;
+    if (err.code == NL_ERR_NOT_FOUND && c->cc_core >= 0)
+        return nl_tool_result_error(res, "Invalid arguments for collective-gaps — arguments.cc_core: %s (in %s). Omit "
+                                    "cc_core for the automatic choice.", err.message, c->dump_rel), -1;
+    return nl_tool_result_error(res, "collective-gaps failed on %s: %s (%s)", c->dump_rel, err.message,
+                                nl_error_code_name(err.code)), -1;
+}
+
+/* ---- shaping ---------------------------------------------------------------------------------------- */
+
+static json_t *cg_ratio(double v)
+{
+    return json_real(round(v * 1e4) / 1e4);
+}
+
+static json_t *cg_layer_json(const gaps_result *r, size_t k)
+{
+    const gaps_layer *ly = &r->layers[k];
+    json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:o, s:b, s:b}", "layer", (json_int_t)k, "latency_ns",
+                          (json_int_t)ly->latency_ns, "start_ns", (json_int_t)ly->start_ns, "end_ns",
+                          (json_int_t)ly->end_ns, "ratio_to_median", cg_ratio(ly->ratio_to_median), "outlier", ly->outlier,
+                          "warmup", k == 0);
+    if (r->per_layer <= CG_LAYER_GAPS_MAX) {
+        json_t *g = json_array();
+        for (size_t j = 0; j < r->per_layer; j++)
+            json_array_append_new(g, json_integer(r->gaps[ly->first_gap - 1 + j]));
+        json_object_set_new(o, "gaps_ns", g);
+    }
+    return o;
+}
+
+static json_t *cg_cores_json(const gaps_result *r)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < r->core_count && i < CG_CORES_LISTED; i++) {
+        json_t *o = json_pack("{s:I, s:I, s:b}", "cc_core", (json_int_t)r->cores[i].id, "trigger_starts",
+                              (json_int_t)r->cores[i].triggers, "used", r->cores[i].id == r->cc_core);
+        if (r->cores[i].phase_less)
+            json_object_set_new(o, "phase_less", json_true());
+        json_array_append_new(arr, o);
+    }
+    return json_pack("{s:I, s:o, s:b}", "total", (json_int_t)r->core_count, "listed", arr, "truncated",
+                     r->core_count > CG_CORES_LISTED);
+}
+
+static json_t *cg_mapping_json(const gaps_result *r)
+{
+    json_t *fit = json_pack("{s:o, s:s, s:b, s:o}", "fit", r->has_fit ? cg_ratio(r->fit) : json_null(), "confidence",
+                            r->confidence, "uniform_gaps", r->uniform, "better_period",
+                            r->better_period ? json_integer(r->better_period) : json_null());
+    if (r->better_period)
+        json_object_set_new(fit, "better_period_fit", cg_ratio(r->better_period_fit));
+    json_t *codes = json_array();
+    for (size_t i = 0; i < r->problem_count; i++)
+        if (r->problems[i].breaks_mapping)
+            json_array_append_new(codes, json_string(r->problems[i].code));
+    return json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:o, s:o}", "consistent", r->consistent, "triggers",
+                     (json_int_t)r->trigger_count, "gaps", (json_int_t)r->gap_count, "prologue_gaps",
+                     (json_int_t)r->skip_prologue, "collectives_per_layer", (json_int_t)r->per_layer, "layers",
+                     (json_int_t)r->layer_count, "leftover_gaps", (json_int_t)r->leftover_gaps, "reordered", r->reordered,
+                     "periodicity", fit, "broken_by", codes);
+}
+
+static json_t *cg_raw_gaps_json(const gaps_result *r, size_t offset, size_t end, size_t cap)
+{
+    size_t first = offset == 0 ? 1 : r->skip_prologue + 1 + (size_t)r->per_layer * offset;
+    size_t last = end >= r->layer_count ? r->gap_count : r->skip_prologue + (size_t)r->per_layer * end;
+    json_t *arr = json_array();
+    size_t shown = 0;
+    for (size_t i = first; i <= last && shown < cap; i++, shown++) {
+        int64_t layer = gaps_gap_layer(r, i);
+        json_array_append_new(arr, json_pack("{s:I, s:I, s:I, s:o, s:s}", "gap", (json_int_t)i, "ns", (json_int_t)r->gaps[i - 1],
+                                             "from_ns", (json_int_t)r->times[i - 1], "layer",
+                                             layer >= 0 ? json_integer(layer) : json_null(), "role",
+                                             layer == -1 ? "prologue" : layer == -2 ? "leftover" : "layer"));
+    }
+    return json_pack("{s:s, s:I, s:I, s:I, s:b, s:o}", "note", "shown because the mapping is inconsistent: the gaps of "
+                     "this page's layers (and the prologue / leftover gaps at the ends), numbered from 1",
+                     "total", (json_int_t)r->gap_count, "first_gap", (json_int_t)first, "last_gap",
+                     (json_int_t)(shown ? first + shown - 1 : 0), "truncated", first + shown <= last, "gaps", arr);
+}
+
+static json_t *cg_irregular_json(const gaps_result *r)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < r->irregular_listed; i++)
+        json_array_append_new(arr, json_pack("{s:I, s:I, s:I, s:s}", "gap", (json_int_t)r->irregular[i].gap, "ns",
+                                             (json_int_t)r->irregular[i].ns, "from_ns",
+                                             (json_int_t)r->times[r->irregular[i].gap - 1], "looks",
+                                             r->irregular[i].kind == GAPS_GAP_LONG
+                                                 ? "long: two merged gaps? (a trigger missing here, or the mapping is shifted)"
+                                                 : "short: a split gap? (an extra or duplicated trigger)"));
+    return json_pack("{s:I, s:o}", "total", (json_int_t)r->irregular_count, "listed", arr);
+}
+
+static void cg_stats(cg_call *c)
+{
+    const gaps_result *r = c->gr;
+    json_t *o = c->out;
+    bool any = r->layer_count > 0;
+    json_object_set_new(o, "median_ns", any ? json_integer(r->median_ns) : json_null());
+    json_object_set_new(o, "p90_ns", any ? json_integer(r->p90_ns) : json_null());
+    json_object_set_new(o, "min_ns", any ? json_integer(r->min_ns) : json_null());
+    json_object_set_new(o, "max_ns", any ? json_integer(r->max_ns) : json_null());
+    json_object_set_new(o, "steady_state_median_ns", r->has_steady ? json_integer(r->steady_median_ns) : json_null());
+    json_object_set_new(o, "statistics", json_string("median: middle layer (mean of the two middle ones, rounded down); "
+                                                     "p90: nearest rank ceil(0.9 L); steady state: layers 1..L-1"));
+    char rule[160];
+    snprintf(rule, sizeof rule, "layer >= 1 with latency_ns > %.2g x median_ns (layer 0 is judged as the warm-up layer)",
+             r->outlier_k);
+    json_object_set_new(o, "outlier_rule", json_string(rule));
+    json_t *outliers = json_array();
+    for (size_t k = 0; k < r->layer_count && json_array_size(outliers) < CG_OUTLIERS_LISTED; k++)
+        if (r->layers[k].outlier)
+            json_array_append_new(outliers, json_pack("{s:I, s:I, s:o}", "layer", (json_int_t)k, "latency_ns",
+                                                      (json_int_t)r->layers[k].latency_ns, "ratio_to_median",
+                                                      cg_ratio(r->layers[k].ratio_to_median)));
+    json_object_set_new(o, "outliers", outliers);
+    json_object_set_new(o, "outliers_total", json_integer((json_int_t)r->outlier_count));
+    if (r->has_steady)
+        json_object_set_new(o, "warmup_layer", json_pack("{s:i, s:I, s:o, s:b, s:s}", "layer", 0, "latency_ns",
+                                                         (json_int_t)r->layers[0].latency_ns, "ratio_to_steady_median",
+                                                         cg_ratio(r->warmup_ratio), "slow", r->warmup_slow, "reading",
+                                                         r->warmup_slow ? "layer 0 pays for weights nothing prefetched; "
+                                                                          "quote steady_state_median_ns as the per-layer latency"
+                                                                        : "layer 0 is not slower than the others"));
+    else
+        json_object_set_new(o, "warmup_layer", json_null());
+    json_t *totals = json_pack("{s:I, s:I, s:o, s:o, s:o, s:o}", "layers_sum_ns", (json_int_t)r->layers_sum_ns, "window_ns",
+                               (json_int_t)r->window_ns, "total_time_ns",
+                               r->has_total_time ? json_integer(r->total_time_ns) : json_null(), "total_time_source",
+                               c->has_total ? json_string(c->total_source) : json_null(), "layers_to_total",
+                               r->has_total_time ? cg_ratio(r->layers_to_total) : json_null(), "window_to_total",
+                               r->has_total_time ? cg_ratio(r->window_to_total) : json_null());
+    json_object_set_new(o, "totals", totals);
+}
+
+static void cg_problems_quality(cg_call *c)
+{
+    const gaps_result *r = c->gr;
+    for (size_t i = 0; i < r->problem_count; i++)
+        cg_quality_code(c, r->problems[i].code, r->problems[i].severity == GAPS_WARNING ? "warning" : "info",
+                        r->problems[i].text, r->problems[i].fix, NULL);
+}
+
+/* The page [offset, offset + rows) of layers, with raw gaps when the mapping is inconsistent. */
+static void cg_page(cg_call *c, size_t rows, size_t raw_cap)
+{
+    const gaps_result *r = c->gr;
+    size_t total = r->layer_count, end = c->offset + rows < total ? c->offset + rows : total;
+    json_t *layers = json_array();
+    for (size_t k = c->offset; k < end; k++)
+        json_array_append_new(layers, cg_layer_json(r, k));
+    json_object_set_new(c->out, "layers", layers);
+    json_object_set_new(c->out, "total", json_integer((json_int_t)total));
+    json_object_set_new(c->out, "shown", json_integer((json_int_t)(end - c->offset)));
+    json_object_set_new(c->out, "truncated", json_boolean(end < total));
+    char tag[64], next[96];
+    snprintf(tag, sizeof tag, CG_CURSOR_PREFIX "-%u-%u-%u", r->cc_core, r->per_layer, r->skip_prologue);
+    shape_cursor_make(next, sizeof next, tag, end);
+    json_object_set_new(c->out, "next_cursor", end < total ? json_string(next) : json_null());
+    if (!r->consistent)
+        json_object_set_new(c->out, "raw_gaps", cg_raw_gaps_json(r, c->offset, end, raw_cap));
+    else
+        json_object_del(c->out, "raw_gaps");
+}
+
+static size_t cg_budget(const cg_call *c)
+{
+    size_t b = c->call->byte_budget ? c->call->byte_budget : CG_DEFAULT_BUDGET;
+    return b > CG_BUDGET_MARGIN * 2 ? b - CG_BUDGET_MARGIN : b / 2;
+}
+
+static int cg_shape(cg_call *c, nl_tool_result *res)
+{
+    const gaps_result *r = c->gr;
+    char tag[64];
+    snprintf(tag, sizeof tag, CG_CURSOR_PREFIX "-%u-%u-%u", r->cc_core, r->per_layer, r->skip_prologue);
+    if (c->cursor && shape_cursor_parse(c->cursor, tag, &c->offset))
+        return nl_tool_result_error(res, "Invalid arguments for collective-gaps — arguments.cursor: not a cursor of this "
+                                    "CC-core and mapping (expected %s.<n>); call again without a cursor to start from "
+                                    "layer 0.", tag), -1;
+    if (c->offset > r->layer_count || (c->offset == r->layer_count && c->offset > 0))
+        return nl_tool_result_error(res, "Invalid arguments for collective-gaps — arguments.cursor: beyond the last layer "
+                                    "(%zu layers).", r->layer_count), -1;
+    json_object_set_new(c->out, "status", json_string(r->consistent ? "complete" : "inconsistent"));
+    json_object_set_new(c->out, "cc_core", json_integer(r->cc_core));
+    json_object_set_new(c->out, "cc_core_choice", json_string(r->forced ? "forced by the cc_core argument"
+                                                                        : "automatic: most TPB_TRIGGER START events, ties to the highest index"));
+    json_object_set_new(c->out, "cc_cores", cg_cores_json(r));
+    json_object_set_new(c->out, "collectives_per_layer", json_integer(r->per_layer));
+    json_object_set_new(c->out, "skip_prologue_gaps", json_integer(r->skip_prologue));
+    json_object_set_new(c->out, "mapping", cg_mapping_json(r));
+    cg_stats(c);
+    if (r->irregular_count)
+        json_object_set_new(c->out, "irregular_gaps", cg_irregular_json(r));
+    cg_problems_quality(c);
+    size_t rows = c->max_rows, raw_cap = CG_RAW_GAPS_MAX, budget = cg_budget(c);
+    for (;;) {
+        cg_page(c, rows, raw_cap);
+        char *s = json_dumps(c->out, JSON_COMPACT);
+        size_t len = s ? strlen(s) : 0;
+        free(s);
+        if (len <= budget)
+            return 0;
+        if (rows > 1)
+            rows /= 2;
+        else if (raw_cap > 8)
+            raw_cap /= 2;
+        else
+            return nl_tool_result_error(res, "Even one layer of collective-gaps does not fit the %zu-byte result budget; "
+                                        "raise the server's response limit.", budget), -1;
+    }
+}
+
+static void cg_text(cg_call *c, nl_tool_result *res)
+{
+    char buf[1024];
+    const json_t *o = c->out;
+    const char *id = json_string_value(json_object_get(json_object_get(o, "profile"), "id"));
+    const char *status = json_string_value(json_object_get(o, "status"));
+    if (!strcmp(status, "abstained")) {
+        snprintf(buf, sizeof buf, "collective-gaps of %s abstained: %s. Fix: %s", id ? id : c->path,
+                 json_string_value(json_object_get(json_object_get(o, "abstained"), "reason")),
+                 json_string_value(json_object_get(json_object_get(o, "abstained"), "fix")));
+    } else {
+        const gaps_result *r = c->gr;
+        size_t shown = (size_t)json_integer_value(json_object_get(o, "shown"));
+        int n = snprintf(buf, sizeof buf, "%s: CC-core %u (%s; %zu CC-core(s) in the dump), %zu layers of %u collectives after %u prologue gap(s)%s; "
+                         "median %lld ns, p90 %lld ns", id ? id : c->dump_rel, r->cc_core, r->forced ? "forced" : "most triggers",
+                         r->core_count, r->layer_count, r->per_layer, r->skip_prologue,
+                         r->consistent ? "" : " — MAPPING INCONSISTENT, see data_quality and raw_gaps",
+                         (long long)r->median_ns, (long long)r->p90_ns);
+        if (n > 0 && (size_t)n < sizeof buf && r->has_steady)
+            n += snprintf(buf + n, sizeof buf - (size_t)n, ", steady %lld ns, layer 0 %lld ns%s",
+                          (long long)r->steady_median_ns, (long long)r->layers[0].latency_ns,
+                          r->warmup_slow ? " (slow warm-up)" : "");
+        if (n > 0 && (size_t)n < sizeof buf && shown)
+            snprintf(buf + n, sizeof buf - (size_t)n, ", %zu outlier layer(s). Layers %zu-%zu shown%s.", r->outlier_count,
+                     c->offset, c->offset + shown - 1, json_is_true(json_object_get(o, "truncated")) ? "; more with next_cursor" : "");
+        else if (n > 0 && (size_t)n < sizeof buf)
+            snprintf(buf + n, sizeof buf - (size_t)n, "; no whole layer.");
+    }
+    res->text = strdup(buf);
+}
 
 static int collective_gaps_run(const json_t *args, nl_call *call, nl_tool_result *res)
 {
-    (void)args;
-    (void)call;
-    return nl_tool_not_implemented(res, "collective-gaps", "collective events and show-session trace reading are still being built");
+    cg_call c = {.call = call};
+    c.path = json_string_value(json_object_get(args, "path"));
+    const json_t *v;
+    c.cc_core = (v = json_object_get(args, "cc_core")) ? (int64_t)json_integer_value(v) : -1;
+    c.per_layer = (v = json_object_get(args, "collectives_per_layer")) ? (unsigned)json_integer_value(v) : 2;
+    c.skip = (v = json_object_get(args, "skip_prologue_gaps")) ? (unsigned)json_integer_value(v) : 1;
+    c.max_rows = (v = json_object_get(args, "max_rows")) ? (size_t)json_integer_value(v) : CG_DEFAULT_ROWS;
+    c.cursor = json_string_value(json_object_get(args, "cursor"));
+    c.dq = json_array(); /* selection may already add notes */
+    if (cg_select(&c, json_string_value(json_object_get(args, "profile")), res)) {
+        json_decref(c.dq);
+        nl_catalog_free(c.cat);
+        return 0;
+    }
+    c.out = json_object();
+    json_object_set_new(c.out, "profile", cg_profile_label(&c));
+    json_object_set_new(c.out, "units", cg_units());
+    json_object_set_new(c.out, "provenance", cg_provenance(&c));
+    json_object_set_new(c.out, "data_quality", c.dq); /* c.dq stays a borrowed view */
+    if (c.profile)
+        shape_catalog_notes(c.cat, c.profile, c.dq);
+    int rc = 0;
+    if (c.dump < 0) {
+        cg_abstain_no_dump(&c);
+    } else if ((rc = cg_read_dump(&c, res)) == 0) {
+        const show_session_info *info = show_session_get_info(c.ss);
+        json_t *sp = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "file", c.dump_rel, "format",
+                               info->format == SHOW_SESSION_FORMAT_JSON ? "json (-j)" : "text",
+                               "bytes", (json_int_t)info->bytes, "lines", (json_int_t)info->lines, "cc_core_sections",
+                               (json_int_t)show_session_core_count(c.ss), "unparsed_lines", (json_int_t)info->unparsed_lines,
+                               "instruction_trace_sections", (json_int_t)info->instruction_section_count);
+        if (info->model_name)
+            json_object_set_new(sp, "model_name", json_string(info->model_name));
+        json_object_set_new(json_object_get(c.out, "provenance"), "show_session", sp);
+        cg_reader_quality(&c);
+        if (info->format == SHOW_SESSION_FORMAT_JSON) {
+            char reason[512], fix[1024];
+            snprintf(reason, sizeof reason, "%s is a show-session -j dump: it holds per-core cycle counts (%zu Graphs "
+                     "records), not the collectives trace this analysis needs", c.dump_rel, info->graph_count);
+            cg_fix_command(&c, fix, sizeof fix);
+            cg_abstain(&c, reason, fix);
+        } else {
+            rc = cg_compute(&c, res);
+            if (rc == 0 && c.gr)
+                rc = cg_shape(&c, res);
+        }
+    }
+    if (rc == 0 && !json_object_get(c.out, "layers")) { /* abstained */
+        json_object_set_new(c.out, "layers", json_array());
+        json_object_set_new(c.out, "total", json_integer(0));
+        json_object_set_new(c.out, "shown", json_integer(0));
+        json_object_set_new(c.out, "truncated", json_false());
+        json_object_set_new(c.out, "next_cursor", json_null());
+        json_object_set_new(c.out, "cc_core", json_null());
+        json_object_set_new(c.out, "median_ns", json_null());
+        json_object_set_new(c.out, "p90_ns", json_null());
+        json_object_set_new(c.out, "outliers", json_array());
+    }
+    if (rc == 0) {
+        cg_text(&c, res);
+        res->structured = c.out;
+    } else {
+        json_decref(c.out);
+    }
+    gaps_result_free(c.gr);
+    show_session_free(c.ss);
+    nl_catalog_free(c.cat);
+    return 0;
 }
 
 const nl_tool_desc nl_tool_collective_gaps = {
     .name = "collective-gaps",
     .title = "Collective gaps: per-layer latency",
     .description =
-        "Per-layer latency of a decoder-style model from the gaps between collectives: picks the CC-core "
-        "with most trigger events (or cc_core), maps gaps to layers (collectives_per_layer, default 2), "
-        "checks the mapping, and reports per-layer latency, median, p90, outliers versus the median and "
-        "the warm-up layer. Call when a user asks which layer is slow or why a step takes long.",
+        "Per-layer latency of a decoder-style model from the gaps between collectives in a show-session "
+        "--show-trace dump (found next to the profile, or pass its path): picks the CC-core with most trigger "
+        "events (or cc_core), maps gaps to layers (collectives_per_layer, default 2; skip_prologue_gaps, "
+        "default 1), checks the mapping, and reports per-layer latency, median, p90, outliers versus the "
+        "median and the warm-up layer. Call when a user asks which layer is slow or why a step takes long.",
     .input_schema = "{\"type\": \"object\", \"additionalProperties\": false, \"required\": [\"path\"], \"properties\": {"
         NL_PROP_PATH "," NL_PROP_PROFILE ","
-        NL_JSON("cc_core": {"type": "integer", "minimum": 0, "maximum": 1023},
+        NL_JSON("cc_core": {"type": "integer", "minimum": 0, "maximum": 65535},
                 "collectives_per_layer": {"type": "integer", "minimum": 1, "maximum": 64, "default": 2},
                 "skip_prologue_gaps": {"type": "integer", "minimum": 0, "maximum": 100000, "default": 1})
         "," NL_PROP_MAX_ROWS "," NL_PROP_CURSOR "}}",
-    .output_schema = "{\"type\": \"object\", \"required\": [\"layers\", \"data_quality\"], \"properties\": {"
+    .output_schema = "{\"type\": \"object\", \"required\": [\"profile\", \"status\", \"layers\", \"data_quality\", "
+        "\"provenance\", \"total\", \"shown\", \"truncated\"], \"properties\": {"
         NL_OUT_ENVELOPE "," NL_OUT_LIST ","
-        NL_JSON("cc_core": {"type": ["integer", "null"]}, "layers": {"type": "array"},
+        NL_JSON("status": {"enum": ["complete", "inconsistent", "abstained"]}, "abstained": {"type": "object"},
+                "cc_core": {"type": ["integer", "null"]}, "layers": {"type": "array", "items": {"type": "object",
+                    "required": ["layer", "latency_ns"]}},
                 "median_ns": {"type": ["integer", "null"]}, "p90_ns": {"type": ["integer", "null"]},
-                "outliers": {"type": "array"})
+                "outliers": {"type": "array"}, "mapping": {"type": "object"}, "raw_gaps": {"type": "object"})
         "}}",
     .run = collective_gaps_run,
 };

@@ -8,9 +8,13 @@
  * small (ORIENT_LOAD_MAX_BYTES, read into the shared model cache so summary is then warm) or already
  * cached; a large export is left to summary, which reports progress while it reads. */
 #include "tool_common.h"
+#include "scan.h"
+#include "collective_gaps.h"
 #include "model_cache.h"
 #include "device_summary.h"
+#include "kineto.h"
 #include "shape.h"
+#include "summary_system.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,11 +32,11 @@ typedef struct orient_item {
 } orient_item;
 
 /* {"tool": status} for the tools that can work on a device profile. */
-static json_t *device_analyses(const nl_catalog_profile *p)
+static json_t *device_analyses(const nl_catalog *cat, const nl_catalog_profile *p)
 {
     const char *summary = p->json_export >= 0 ? "ready" : p->ntff >= 0 ? "needs_export" : "not_supported_yet";
-    return json_pack("{s:s, s:s, s:s, s:s}", "summary", summary, "kernel-attribution", "not_implemented_yet",
-                     "trace-extract", "not_implemented_yet", "collective-gaps", "not_implemented_yet");
+    return json_pack("{s:s, s:s, s:s, s:s}", "summary", summary, "kernel-attribution", summary,
+                     "trace-extract", summary, "collective-gaps", nl_collective_gaps_status(cat, p));
 }
 
 /* Data-quality findings of a loaded model (export warnings, missing DMA detail, no source locations). */
@@ -125,7 +129,7 @@ static json_t *device_entry(nl_call *call, const nl_catalog *cat, const nl_catal
         if (p->export_link != NL_LINK_NONE)
             json_object_set_new(o, "export_link", json_string(nl_export_link_name(p->export_link)));
     }
-    json_object_set_new(o, "analyses", device_analyses(p));
+    json_object_set_new(o, "analyses", device_analyses(cat, p));
     json_t *dq = json_array();
     shape_catalog_notes(cat, p, dq);
     if (p->json_export < 0 && p->ntff >= 0)
@@ -152,26 +156,48 @@ static json_t *system_entry(const nl_catalog *cat, const nl_catalog_rank *r)
     json_object_set_new(o, "files", json_pack("{s:o, s:o, s:o, s:o}", "ntrace_pb", file_rel(cat, r->ntrace_pb),
                                               "trace_info_pb", file_rel(cat, r->trace_info_pb), "cpu_util_pb",
                                               file_rel(cat, r->cpu_util_pb), "host_mem_pb", file_rel(cat, r->host_mem_pb)));
-    json_object_set_new(o, "analyses", json_pack("{s:s}", "summary", "not_implemented_yet"));
     json_object_set_new(o, "data_quality", json_array());
+    nl_system_orient_facts(cat, r, o); /* analyses, counts, versions, data_quality */
     return o;
 }
 
 static json_t *framework_entry(const nl_catalog *cat, const nl_catalog_file *f)
 {
+    enum { FRAMEWORK_COUNT_MAX_BYTES = 16 << 20 }; /* traces up to this file size are read here for counts */
     json_t *o = json_pack("{s:s, s:s, s:{s:s}, s:I, s:b}", "id", f->rel_path, "kind", "framework", "files", "trace_json",
                           f->rel_path, "bytes", (json_int_t)f->size, "gzipped", f->gzipped);
     json_object_set_new(o, "rank", f->rank >= 0 ? json_string(nl_catalog_rank_at(cat, (size_t)f->rank)->id) : json_null());
-    json_object_set_new(o, "analyses", json_pack("{s:s}", "summary", "not_implemented_yet"));
-    json_object_set_new(o, "data_quality", json_array());
+    json_object_set_new(o, "analyses", json_pack("{s:s}", "summary", "ready"));
+    json_t *dq = json_array();
+    framework_model *m = NULL;
+    nl_error err;
+    if (f->size <= FRAMEWORK_COUNT_MAX_BYTES && kineto_read(f->path, NULL, &m, &err) == 0) {
+        size_t devices = 0;
+        for (size_t i = 0; i < framework_model_process_count(m); i++)
+            devices += framework_model_process_at(m, i)->device != FM_HOST;
+        json_object_set_new(o, "counts", json_pack("{s:I, s:I, s:I, s:b}", "events", (json_int_t)framework_model_rows(m),
+                                                   "processes", (json_int_t)framework_model_process_count(m),
+                                                   "device_processes", (json_int_t)devices, "partial",
+                                                   framework_model_partial(m, NULL)));
+        if (!devices)
+            json_array_append_new(dq, shape_quality("warning", "no device process in this trace: empty PrivateUse1 device "
+                                                    "time", "profile with ProfilerActivity.PrivateUse1, call "
+                                                    "torch.neuron.synchronize() before export, set correlate_device_time=True",
+                                                    f->rel_path));
+        framework_model_free(m);
+    } else if (f->size <= FRAMEWORK_COUNT_MAX_BYTES) {
+        json_array_append_new(dq, shape_quality("error", err.message, "export the trace again (a .json or .json.gz "
+                                                "with traceEvents)", f->rel_path));
+    }
+    json_object_set_new(o, "data_quality", dq);
     return o;
 }
 
 static json_t *summary_json_entry(const nl_catalog *cat, const nl_catalog_file *f)
 {
-    json_t *o = json_pack("{s:s, s:s, s:s, s:{s:s}, s:I, s:{s:s}, s:[]}", "id", f->rel_path, "kind", "device",
-                          "source", "summary-json", "files", "summary_json", f->rel_path, "bytes", (json_int_t)f->size,
-                          "analyses", "summary", "ready", "data_quality");
+    json_t *o = json_pack("{s:s, s:s, s:s, s:{s:s}, s:I, s:{s:s}, s:[]}", "id", f->rel_path, "kind", "device", "source",
+                          "summary-json", "files", "summary_json", f->rel_path, "bytes", (json_int_t)f->size, "analyses",
+                          "summary", "ready", "data_quality");
     json_object_set_new(o, "rank", f->rank >= 0 ? json_string(nl_catalog_rank_at(cat, (size_t)f->rank)->id) : json_null());
     return o;
 }
@@ -245,7 +271,7 @@ static json_t *file_kinds_json(const nl_catalog *cat)
     return o;
 }
 
-/* Up to three summary calls, profiles whose export is readable first. */
+/* Up to three summary calls: profiles that are ready first (any kind), then device profiles that need an export. */
 static json_t *next_calls_json(const char *path, size_t total, json_t *profiles)
 {
     json_t *calls = json_array();
@@ -254,8 +280,8 @@ static json_t *next_calls_json(const char *path, size_t total, json_t *profiles)
         json_t *p;
         json_array_foreach(profiles, i, p) {
             const char *st = json_string_value(json_object_get(json_object_get(p, "analyses"), "summary"));
-            if (!st || strcmp(json_string_value(json_object_get(p, "kind")), "device") || json_array_size(calls) >= 3 ||
-                (pass == 0) != !strcmp(st, "ready"))
+            bool device = !strcmp(json_string_value(json_object_get(p, "kind")), "device");
+            if (!st || json_array_size(calls) >= 3 || (pass == 0) != !strcmp(st, "ready") || (pass == 1 && !device))
                 continue;
             json_t *args = json_pack("{s:s}", "path", path);
             if (total > 1)
@@ -332,7 +358,7 @@ static int orient_run(const json_t *args, nl_call *call, nl_tool_result *res)
     nl_error err;
     nl_error_clear(&err);
     nl_call_progress(call, 0, 1, "scanning");
-    nl_catalog *cat = nl_catalog_scan(path, NULL, &err);
+    nl_catalog *cat = nl_tools_scan(call, path, &err);
     if (!cat)
         return nl_tool_result_error(res, "Cannot examine %s: %s (%s). Check the path exists and is readable.", path,
                                     err.message, nl_error_code_name(err.code));

@@ -1,5 +1,6 @@
 /* profile_select — see profile_select.h. */
 #include "profile_select.h"
+#include "scan.h"
 #include "export_adapter.h"
 #include "shape.h"
 
@@ -138,7 +139,7 @@ int nl_select_profile(nl_call *call, const json_t *args, bool want_model, nl_sel
     const char *wanted = json_string_value(json_object_get(args, "profile"));
     nl_error err;
     nl_error_clear(&err);
-    sel->cat = nl_catalog_scan(path, NULL, &err);
+    sel->cat = nl_tools_scan(call, path, &err);
     if (!sel->cat) {
         nl_tool_result_error(res, "Cannot examine %s: %s (%s).", path, err.message, nl_error_code_name(err.code));
         return -1;

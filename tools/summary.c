@@ -7,6 +7,7 @@
  * export, the result abstains (status "abstained") with the reason and the exact fix, and still reports
  * what the catalog read natively (files, pairing, versions). */
 #include "tool_common.h"
+#include "scan.h"
 #include "device_summary.h"
 #include "profile_select.h"
 #include "shape.h"
@@ -386,52 +387,87 @@ static int summary_from_summary_json(const json_t *args, const nl_catalog_file *
     return 0;
 }
 
-/* A system or framework profile named by `profile` (or the only profile at the path when it has no device
- * profile) goes to its own handler. Returns 1 when it did, 0 for device profiles. */
-static int route_other_kinds(const json_t *args, nl_call *call, nl_tool_result *res)
+/* Every profile the summary tool can answer for at `cat`, by kind, in orient's order. */
+typedef struct summary_candidates {
+    size_t devices, total;
+    const nl_catalog_rank *system;     /* the matching (or only) system profile */
+    const nl_catalog_file *trace;      /* the matching (or only) framework trace */
+    const nl_catalog_file *sumjson;    /* the matching (or only) summary-json */
+    char ids[1536];                    /* "id (kind), ..." for messages, bounded */
+} summary_candidates;
+
+static void note_candidate(summary_candidates *c, const char *id, const char *kind)
 {
-    const char *path = json_string_value(json_object_get(args, "path"));
-    const char *wanted = json_string_value(json_object_get(args, "profile"));
-    nl_catalog *cat = nl_catalog_scan(path, NULL, NULL);
-    if (!cat)
-        return 0; /* the device path reports the scan error */
-    const nl_catalog_rank *system = NULL;
-    const nl_catalog_file *trace = NULL, *sumjson = NULL;
-    size_t devices = 0, others = 0;
-    for (size_t i = 0; i < nl_catalog_profile_count(cat); i++)
-        devices += nl_catalog_profile_at(cat, i)->kind != NL_PROFILE_PARQUET_DIR;
+    size_t used = strlen(c->ids);
+    if (c->total < 20 && used + strlen(id) + strlen(kind) + 8 < sizeof c->ids)
+        snprintf(c->ids + used, sizeof c->ids - used, "%s%s (%s)", used ? ", " : "", id, kind);
+    c->total++;
+}
+
+static bool summary_json_matches(const char *wanted, const char *rel)
+{
+    size_t n = strlen(rel);
+    return !wanted || (!strncmp(wanted, rel, n) && (!wanted[n] || wanted[n] == '#'));
+}
+
+/* Collect candidates; with `wanted`, only the non-device one it names is kept in the pointers. */
+static void collect_candidates(const nl_catalog *cat, const char *wanted, summary_candidates *c)
+{
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < nl_catalog_profile_count(cat); i++) {
+        const nl_catalog_profile *p = nl_catalog_profile_at(cat, i);
+        if (p->kind == NL_PROFILE_PARQUET_DIR)
+            continue;
+        c->devices++;
+        note_candidate(c, p->id, p->json_export >= 0 ? "device" : "device, needs its JSON export");
+    }
     for (size_t i = 0; i < nl_catalog_rank_count(cat); i++) {
         const nl_catalog_rank *r = nl_catalog_rank_at(cat, i);
         char id[300];
         snprintf(id, sizeof id, "%s/system", r->id);
-        if (r->has_system_profile && (wanted ? !strcmp(wanted, id) : !devices)) {
-            system = r;
-            others++;
-        }
+        if (!r->has_system_profile)
+            continue;
+        note_candidate(c, id, "system");
+        if (!wanted || !strcmp(wanted, id))
+            c->system = r;
     }
     for (size_t i = 0; i < nl_catalog_file_count(cat); i++) {
         const nl_catalog_file *f = nl_catalog_file_at(cat, i);
-        if (f->kind == NL_FILE_KINETO && (wanted ? !strcmp(wanted, f->rel_path) : !devices)) {
-            trace = f;
-            others++;
-        }
-        size_t n = strlen(f->rel_path);
-        if (f->kind == NL_FILE_SUMMARY_JSON &&
-            (wanted ? !strncmp(wanted, f->rel_path, n) && (!wanted[n] || wanted[n] == '#') : !devices)) {
-            sumjson = f;
-            others++;
+        if (f->kind == NL_FILE_KINETO) {
+            note_candidate(c, f->rel_path, "framework");
+            if (!wanted || !strcmp(wanted, f->rel_path))
+                c->trace = f;
+        } else if (f->kind == NL_FILE_SUMMARY_JSON) {
+            note_candidate(c, f->rel_path, "summary-json");
+            if (summary_json_matches(wanted, f->rel_path))
+                c->sumjson = f;
         }
     }
-    int routed = 0;
-    if (others == 1 && system)
-        routed = (nl_summary_system(args, call, cat, system, res), 1);
-    else if (others == 1 && trace)
-        routed = (nl_summary_framework(args, call, cat, trace, res), 1);
-    else if (others == 1 && sumjson)
-        routed = (summary_from_summary_json(args, sumjson, res), 1);
-    else if (others > 1 && !wanted)
-        routed = (nl_tool_result_error(res, "%s holds %zu system/framework profiles and no device profile; pass \"profile\" "
-                                       "with an id from orient.", path, others), 1);
+}
+
+/* Route a system, framework or summary-json profile to its handler, or report an ambiguous path.
+ * Returns 1 when `res` was filled, 0 when the device path should handle the call. */
+static int route_other_kinds(const json_t *args, nl_call *call, nl_tool_result *res)
+{
+    const char *path = json_string_value(json_object_get(args, "path"));
+    const char *wanted = json_string_value(json_object_get(args, "profile"));
+    nl_catalog *cat = nl_tools_scan(call, path, NULL);
+    if (!cat)
+        return 0; /* the device path reports the scan error */
+    summary_candidates c;
+    collect_candidates(cat, wanted, &c);
+    int routed = 1;
+    if (!wanted && c.total > 1)
+        nl_tool_result_error(res, "%s holds %zu profiles; pass \"profile\" with one of: %s%s.", path, c.total, c.ids,
+                             c.total > 20 ? " (more: see orient)" : "");
+    else if (c.system && (wanted || c.total == 1))
+        nl_summary_system(args, call, cat, c.system, res);
+    else if (c.trace && (wanted || c.total == 1))
+        nl_summary_framework(args, call, cat, c.trace, res);
+    else if (c.sumjson && (wanted || c.total == 1))
+        summary_from_summary_json(args, c.sumjson, res);
+    else
+        routed = 0;
     nl_catalog_free(cat);
     return routed;
 }

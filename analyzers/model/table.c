@@ -3,9 +3,13 @@
  * Storage: rows are cut into segments of TABLE_SEG_ROWS rows (row r lives in segment r >> TABLE_SEG_SHIFT at
  * offset r & (TABLE_SEG_ROWS-1)). Segment 0 starts with TABLE_SEG_FIRST rows and doubles until it reaches
  * TABLE_SEG_ROWS, so a 100-row table costs a few hundred bytes; later segments are allocated full. Each
- * segment keeps, per column, a cell array whose width is 1, 2, 4 or 8 bytes (`wlog` = log2 of it) and grows
+ * segment keeps, per column, a cell array whose width is 1 to 8 bytes (little-endian, unaligned) and grows
  * only when a value does not fit: the segment's array is re-encoded at the wider width (the old array is
- * abandoned in the arena). No value is ever truncated.
+ * abandoned in the arena). No value is ever truncated. A cell is read with one unaligned 8-byte load and a
+ * mask, and written with one 8-byte store; every cell array has TABLE_PAD spare bytes at its end so both
+ * stay in bounds, and cells are written in row order, so the store's spill-over only zeroes cells that are
+ * not written yet. Cell arrays are not zero-filled (untouched pages cost no RAM); bytes past the last row
+ * are only ever read under the mask. (Big-endian hosts use a byte loop instead.)
  *
  * Cell encodings (u = the unsigned value stored in a cell):
  *   TABLE_INT   u = zigzag(v - base), base = the column's first value in that segment; consecutive
@@ -28,10 +32,17 @@
 
 #define TABLE_SEG_FIRST 32u
 #define TABLE_SEG_MASK (TABLE_SEG_ROWS - 1)
+#define TABLE_PAD 8u
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TABLE_LITTLE_ENDIAN 1
+#else
+#define TABLE_LITTLE_ENDIAN 0
+#endif
 
 typedef struct table_seg {
     uint32_t cap;   /* rows the cell arrays can hold */
-    uint8_t *wlog;  /* [ncols] log2 of the cell width */
+    uint8_t *width; /* [ncols] cell width in bytes, 1..8 */
     int64_t *base;  /* [ncols] TABLE_INT base */
     void **data;    /* [ncols] cell arrays */
 } table_seg;
@@ -91,35 +102,40 @@ table *table_new(arena *a, const table_column *cols, uint32_t ncols)
 
 /* ---- cells ------------------------------------------------------------------------------------------ */
 
-static unsigned table_wlog_for(uint64_t u)
+static unsigned table_width_for(uint64_t u)
 {
-    if (u <= 0xffu)
-        return 0;
-    if (u <= 0xffffu)
-        return 1;
-    if (u <= 0xffffffffu)
-        return 2;
-    return 3;
+    return u ? (unsigned)(64 - __builtin_clzll(u) + 7) / 8 : 1;
 }
 
-static inline uint64_t table_cell(const void *data, unsigned wlog, size_t off)
+static size_t table_array_bytes(size_t cap, unsigned width)
 {
-    switch (wlog) {
-    case 0: return ((const uint8_t *)data)[off];
-    case 1: return ((const uint16_t *)data)[off];
-    case 2: return ((const uint32_t *)data)[off];
-    default: return ((const uint64_t *)data)[off];
-    }
+    return cap * width + TABLE_PAD;
 }
 
-static inline void table_set_cell(void *data, unsigned wlog, size_t off, uint64_t u)
+static inline uint64_t table_cell(const void *data, unsigned width, size_t off)
 {
-    switch (wlog) {
-    case 0: ((uint8_t *)data)[off] = (uint8_t)u; break;
-    case 1: ((uint16_t *)data)[off] = (uint16_t)u; break;
-    case 2: ((uint32_t *)data)[off] = (uint32_t)u; break;
-    default: ((uint64_t *)data)[off] = u; break;
-    }
+    const uint8_t *p = (const uint8_t *)data + off * width;
+    uint64_t v = 0;
+#if TABLE_LITTLE_ENDIAN
+    memcpy(&v, p, 8);
+    return v & (UINT64_MAX >> (64 - 8 * width));
+#else
+    for (unsigned i = 0; i < width; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+#endif
+}
+
+/* Write cell `off`; bytes past it up to TABLE_PAD may be zeroed (see the design note). */
+static inline void table_set_cell(void *data, unsigned width, size_t off, uint64_t u)
+{
+    uint8_t *p = (uint8_t *)data + off * width;
+#if TABLE_LITTLE_ENDIAN
+    memcpy(p, &u, 8);
+#else
+    for (unsigned i = 0; i < width; i++)
+        p[i] = (uint8_t)(u >> (8 * i));
+#endif
 }
 
 static inline uint64_t table_zigzag(int64_t d)
@@ -134,24 +150,28 @@ static inline int64_t table_unzigzag(uint64_t u)
 
 /* ---- segments --------------------------------------------------------------------------------------- */
 
+/* A new segment; its cell widths start where the previous segment's ended (values of one column have a
+ * stable range, so later segments rarely widen and abandon arrays). */
 static table_seg *table_seg_new(table *t, uint32_t cap)
 {
     uint32_t n = t->ncols;
+    const table_seg *prev = t->nseg ? t->segs[t->nseg - 1] : NULL;
     table_seg *s = arena_alloc(t->arena, sizeof *s);
-    uint8_t *wlog = arena_calloc(t->arena, n, 1);
+    uint8_t *width = arena_alloc(t->arena, n);
     int64_t *base = arena_calloc(t->arena, n, sizeof *base);
     void **data = arena_alloc(t->arena, n * sizeof *data);
-    if (!s || !wlog || !base || !data)
+    if (!s || !width || !base || !data)
         return NULL;
     for (uint32_t c = 0; c < n; c++) {
-        data[c] = arena_calloc(t->arena, cap, 1);
+        width[c] = prev ? prev->width[c] : 1;
+        data[c] = arena_alloc(t->arena, table_array_bytes(cap, width[c]));
         if (!data[c])
             return NULL;
     }
     for (uint32_t c = 0; c < n; c++)
-        t->col_bytes[c] += cap;
+        t->col_bytes[c] += table_array_bytes(cap, width[c]);
     s->cap = cap;
-    s->wlog = wlog;
+    s->width = width;
     s->base = base;
     s->data = data;
     return s;
@@ -179,30 +199,30 @@ static int table_seg_grow(table *t, table_seg *s, size_t used)
     uint32_t cap = s->cap * 2;
     void *fresh[TABLE_COLUMNS_MAX];
     for (uint32_t c = 0; c < t->ncols; c++) {
-        fresh[c] = arena_alloc(t->arena, (size_t)cap << s->wlog[c]);
+        fresh[c] = arena_alloc(t->arena, table_array_bytes(cap, s->width[c]));
         if (!fresh[c])
             return -1;
     }
     for (uint32_t c = 0; c < t->ncols; c++) {
-        memcpy(fresh[c], s->data[c], used << s->wlog[c]);
-        t->col_bytes[c] += ((size_t)cap - s->cap) << s->wlog[c];
+        memcpy(fresh[c], s->data[c], used * s->width[c]);
+        t->col_bytes[c] += table_array_bytes(cap, s->width[c]) - table_array_bytes(s->cap, s->width[c]);
         s->data[c] = fresh[c];
     }
     s->cap = cap;
     return 0;
 }
 
-/* Re-encode column `c` of segment `s` (rows [0, used)) at width 2^wlog. */
-static int table_seg_widen(table *t, table_seg *s, uint32_t c, unsigned wlog, size_t used)
+/* Re-encode column `c` of segment `s` (rows [0, used)) at `width` bytes per cell. */
+static int table_seg_widen(table *t, table_seg *s, uint32_t c, unsigned width, size_t used)
 {
-    void *fresh = arena_alloc(t->arena, (size_t)s->cap << wlog);
+    void *fresh = arena_alloc(t->arena, table_array_bytes(s->cap, width));
     if (!fresh)
         return -1;
     for (size_t r = 0; r < used; r++)
-        table_set_cell(fresh, wlog, r, table_cell(s->data[c], s->wlog[c], r));
-    t->col_bytes[c] += ((size_t)s->cap << wlog) - ((size_t)s->cap << s->wlog[c]);
+        table_set_cell(fresh, width, r, table_cell(s->data[c], s->width[c], r));
+    t->col_bytes[c] += table_array_bytes(s->cap, width) - table_array_bytes(s->cap, s->width[c]);
     s->data[c] = fresh;
-    s->wlog[c] = (uint8_t)wlog;
+    s->width[c] = (uint8_t)width;
     return 0;
 }
 
@@ -296,12 +316,12 @@ int table_append(table *t, const table_value *row, nl_error *err)
             s->base[c] = row[c].i;
         if (table_encode(t, s, c, row[c], &enc[c], err) != 0)
             return -1;
-        unsigned need = table_wlog_for(enc[c]);
-        if (need > s->wlog[c] && table_seg_widen(t, s, c, need, off) != 0)
+        unsigned need = table_width_for(enc[c]);
+        if (need > s->width[c] && table_seg_widen(t, s, c, need, off) != 0)
             return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory widening a table column");
     }
     for (uint32_t c = 0; c < t->ncols; c++) {
-        table_set_cell(s->data[c], s->wlog[c], off, enc[c]);
+        table_set_cell(s->data[c], s->width[c], off, enc[c]);
         if (t->cols[c].kind == TABLE_INT)
             table_track_range(t, c, row[c].i);
     }
@@ -331,7 +351,7 @@ static inline uint64_t table_raw(const table *t, uint32_t col, size_t row, const
     assert(col < t->ncols && row < t->rows);
     const table_seg *s = t->segs[row >> TABLE_SEG_SHIFT];
     *seg = s;
-    return table_cell(s->data[col], s->wlog[col], row & TABLE_SEG_MASK);
+    return table_cell(s->data[col], s->width[col], row & TABLE_SEG_MASK);
 }
 
 int64_t table_i64(const table *t, uint32_t col, size_t row)
@@ -391,7 +411,7 @@ void table_read(const table *t, uint32_t col, size_t row, size_t n, table_value 
         size_t off = row & TABLE_SEG_MASK;
         size_t k = TABLE_SEG_ROWS - off < n ? TABLE_SEG_ROWS - off : n;
         for (size_t i = 0; i < k; i++)
-            out[i] = table_decode(t, s, col, table_cell(s->data[col], s->wlog[col], off + i));
+            out[i] = table_decode(t, s, col, table_cell(s->data[col], s->width[col], off + i));
         out += k;
         row += k;
         n -= k;

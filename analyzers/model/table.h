@@ -2,9 +2,9 @@
  *
  * Owns: its segments, column arrays and string dictionaries, all in the arena given to table_new (they die
  * with the model). Rows are appended whole; values are read back by (column, row) or in ranges. Column
- * types: signed/unsigned 64-bit integers, doubles and interned strings (strtab ids). Storage width adapts per
- * segment of TABLE_SEG_ROWS rows, so a timestamp column costs 4 bytes and a mostly-zero byte count 1 byte per
- * row; reading always returns the exact 64-bit value that was appended.
+ * types: signed/unsigned 64-bit integers, doubles and interned strings (strtab ids). The cell width (1 to 8
+ * bytes) adapts per segment of TABLE_SEG_ROWS rows, so a timestamp column costs 3-4 bytes and a mostly-zero
+ * byte count 1 byte per row; reading always returns the exact 64-bit value that was appended.
  * Threads: appends need exclusive access; a finished table may be read from many threads.
  * Errors: table_append fails with NL_ERR_NOMEM (arena exhausted, the table is unchanged) or NL_ERR_LIMIT
  * (TABLE_ROWS_MAX rows). */

@@ -76,7 +76,8 @@ void json_stream_reset(json_stream *js);
 int json_stream_feed(json_stream *js, const void *data, size_t len, nl_error *err) __attribute__((warn_unused_result));
 /* Zero-copy push: a pointer to at least `min` writable bytes (*avail gets the exact count), then commit
  * how many were written. NULL with err set on NL_ERR_NOMEM. Invalidates the last token's pointers. */
-char *json_stream_reserve(json_stream *js, size_t min, size_t *avail, nl_error *err) __attribute__((warn_unused_result));
+char *json_stream_reserve(json_stream *js, size_t min, size_t *avail, nl_error *err)
+    __attribute__((warn_unused_result));
 void json_stream_commit(json_stream *js, size_t n);
 /* No more input will come. */
 void json_stream_finish(json_stream *js);

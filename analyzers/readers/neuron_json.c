@@ -158,8 +158,30 @@ static const struct {
     [NJ_WARN] = {nj_warn_fields, sizeof nj_warn_fields / sizeof nj_warn_fields[0]},
 };
 
-/* Per-table key index: open addressing over field indexes (+1; 0 = empty). */
+/* Per-table key index (open addressing, 256 slots, load ≤ 1/4) and the most fields one table may have. */
 #define NJ_KEY_SLOTS 256u
+#define NJ_FIELDS_MAX 64u
+
+/* A key's signature: length, first 8 and last 8 bytes (zero-padded when shorter). Equal signatures mean
+ * equal keys up to 16 bytes; longer keys also compare their middle bytes. No hashing of whole keys. */
+typedef struct nj_key {
+    uint64_t pre, suf;
+    uint32_t len;
+    uint32_t field; /* index + 1; 0 = empty slot */
+} nj_key;
+/* Interning caches (last value per column, plus the three source-location inputs). */
+#define NJ_CACHE_SRC_NKI TABLE_COLUMNS_MAX
+#define NJ_CACHE_SRC_BIR (TABLE_COLUMNS_MAX + 1)
+#define NJ_CACHE_ATTRS (TABLE_COLUMNS_MAX + 2)
+#define NJ_CACHES (TABLE_COLUMNS_MAX + 3)
+
+#define NJ_FITS(a) _Static_assert(sizeof a / sizeof a[0] <= NJ_FIELDS_MAX, #a " has too many fields")
+NJ_FITS(nj_instr_fields);
+NJ_FITS(nj_dma_fields);
+NJ_FITS(nj_active_fields);
+NJ_FITS(nj_sem_fields);
+NJ_FITS(nj_layer_fields);
+NJ_FITS(nj_warn_fields);
 
 /* ---- reader state ------------------------------------------------------------------------------------- */
 
@@ -206,15 +228,21 @@ typedef struct nj_reader {
     uint64_t count; /* elements seen in the current array */
     const nj_field *field;
     uint32_t key_id;
-    char key_text[48];
-    int64_t key_offset;
+    const char *key_name; /* current record key: a static field name or a strtab string (both stable) */
     uint32_t since_poll;
     /* current record */
     kvlist *record;
     table_value row[TABLE_COLUMNS_MAX];
     uint32_t src_nki, src_bir, hlo_attrs;
-    /* lookup and caches */
-    uint16_t slots[NJ_TABLES][NJ_KEY_SLOTS];
+    /* key lookup (exports list keys in a different order in every record, so no order is predicted) */
+    nj_key keys[NJ_TABLES][NJ_KEY_SLOTS];
+    uint8_t col_kind[NJ_TABLES][TABLE_COLUMNS_MAX];
+    /* the last string interned per column: equal bytes reuse the id without hashing */
+    struct {
+        const char *bytes;
+        size_t len;
+        uint32_t id;
+    } last[NJ_CACHES];
     nj_idcache attrs_source;
     nj_idcache subgroup_queue;
     json_stream *attrs_js;
@@ -243,7 +271,7 @@ static int nj_context(nj_reader *r, int64_t offset)
             e->record = (int64_t)r->index;
         char field[NL_ERROR_FIELD_MAX];
         if (r->state == NJ_S_FIELD || r->state == NJ_S_NESTED)
-            snprintf(field, sizeof field, "%.30s.%.31s", r->array_text, r->key_text);
+            snprintf(field, sizeof field, "%.30s.%.31s", r->array_text, r->key_name);
         else
             snprintf(field, sizeof field, "%s", r->array_text);
         if (!e->field[0])
@@ -285,7 +313,7 @@ static const char *nj_kind_word(json_stream_kind k)
 static int nj_type_error(nj_reader *r, const json_stream_token *t, const char *want)
 {
     return nj_fail(r, NL_ERR_FORMAT, t->offset, "%s[%llu].%s: expected %s, got %s", r->array_text,
-                   (unsigned long long)r->index, r->key_text, want, nj_kind_word(t->kind));
+                   (unsigned long long)r->index, r->key_name, want, nj_kind_word(t->kind));
 }
 
 /* ---- small helpers ------------------------------------------------------------------------------------ */
@@ -359,31 +387,56 @@ static void nj_progress(nj_reader *r, int force)
 
 /* ---- key lookup --------------------------------------------------------------------------------------- */
 
+static nj_key nj_key_of(const char *s, size_t len)
+{
+    nj_key k = {0, 0, (uint32_t)len, 0};
+    if (len >= 8) {
+        memcpy(&k.pre, s, 8);
+        memcpy(&k.suf, s + len - 8, 8);
+    } else {
+        for (size_t i = 0; i < len; i++)
+            k.pre |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    }
+    return k;
+}
+
+static uint32_t nj_key_slot(const nj_key *k)
+{
+    uint64_t h = (k->pre * 0x9e3779b97f4a7c15ull) ^ (k->suf * 0xc2b2ae3d27d4eb4full) ^ k->len;
+    return (uint32_t)(h >> 56) & (NJ_KEY_SLOTS - 1);
+}
+
 static void nj_build_index(nj_reader *r)
 {
     for (int k = 0; k < NJ_TABLES; k++) {
         for (size_t f = 0; f < nj_field_tables[k].n; f++) {
             const char *name = nj_field_tables[k].fields[f].name;
-            uint32_t i = hashtab_hash_bytes(name, strlen(name)) & (NJ_KEY_SLOTS - 1);
-            while (r->slots[k][i])
+            nj_key key = nj_key_of(name, strlen(name));
+            key.field = (uint32_t)f + 1;
+            uint32_t i = nj_key_slot(&key);
+            while (r->keys[k][i].field)
                 i = (i + 1) & (NJ_KEY_SLOTS - 1);
-            r->slots[k][i] = (uint16_t)(f + 1);
+            r->keys[k][i] = key;
         }
+        const table *t = device_model_table_get(r->m, (device_model_table)k);
+        for (uint32_t c = 0; c < table_ncols(t); c++)
+            r->col_kind[k][c] = (uint8_t)table_column_at(t, c)->kind;
     }
 }
 
 /* The field named s[0, len) of table kind k, or NULL. */
 static const nj_field *nj_lookup(const nj_reader *r, int k, const char *s, size_t len)
 {
-    uint32_t i = hashtab_hash_bytes(s, len) & (NJ_KEY_SLOTS - 1);
-    for (;;) {
-        uint16_t v = r->slots[k][i];
-        if (!v)
+    nj_key key = nj_key_of(s, len);
+    for (uint32_t i = nj_key_slot(&key);; i = (i + 1) & (NJ_KEY_SLOTS - 1)) {
+        const nj_key *e = &r->keys[k][i];
+        if (!e->field)
             return NULL;
-        const nj_field *f = &nj_field_tables[k].fields[v - 1];
-        if (strncmp(f->name, s, len) == 0 && f->name[len] == '\0')
-            return f;
-        i = (i + 1) & (NJ_KEY_SLOTS - 1);
+        if (e->len == len && e->pre == key.pre && e->suf == key.suf) {
+            const nj_field *f = &nj_field_tables[k].fields[e->field - 1];
+            if (len <= 16 || memcmp(f->name + 8, s + 8, len - 16) == 0)
+                return f;
+        }
     }
 }
 
@@ -408,10 +461,10 @@ static int nj_to_int(nj_reader *r, const json_stream_token *t, int64_t *out)
             return 0;
         }
         return nj_fail(r, NL_ERR_FORMAT, t->offset, "%s[%llu].%s: number %.*s is outside the int64 range",
-                       r->array_text, (unsigned long long)r->index, r->key_text, (int)t->len, t->str);
+                       r->array_text, (unsigned long long)r->index, r->key_name, (int)t->len, t->str);
     case JSON_STREAM_UINT:
         return nj_fail(r, NL_ERR_FORMAT, t->offset, "%s[%llu].%s: number %.*s is outside the int64 range",
-                       r->array_text, (unsigned long long)r->index, r->key_text, (int)t->len, t->str);
+                       r->array_text, (unsigned long long)r->index, r->key_name, (int)t->len, t->str);
     default: return nj_type_error(r, t, "a number");
     }
 }
@@ -436,18 +489,33 @@ static int nj_to_uint(nj_reader *r, const json_stream_token *t, uint64_t *out)
     default: return nj_type_error(r, t, "a non-negative integer");
     }
     return nj_fail(r, NL_ERR_FORMAT, t->offset, "%s[%llu].%s: %.*s is not a non-negative 64-bit integer",
-                   r->array_text, (unsigned long long)r->index, r->key_text, (int)t->len, t->str);
+                   r->array_text, (unsigned long long)r->index, r->key_name, (int)t->len, t->str);
 }
 
-static int nj_to_str(nj_reader *r, const json_stream_token *t, uint32_t *out)
+/* Intern s[0, len) for cache slot `slot`: equal to the slot's last string → same id, no hashing. */
+static int nj_intern(nj_reader *r, uint32_t slot, const char *s, size_t len, uint32_t *out)
+{
+    if (r->last[slot].len == len && r->last[slot].bytes && memcmp(r->last[slot].bytes, s, len) == 0) {
+        *out = r->last[slot].id;
+        return 0;
+    }
+    if (strtab_intern(r->strings, s, len, out, r->err) != 0)
+        return -1;
+    r->last[slot].bytes = strtab_str(r->strings, *out, NULL);
+    r->last[slot].len = len;
+    r->last[slot].id = *out;
+    return 0;
+}
+
+static int nj_to_str(nj_reader *r, uint32_t slot, const json_stream_token *t, uint32_t *out)
 {
     switch (t->kind) {
     case JSON_STREAM_STRING:
     case JSON_STREAM_INT:
     case JSON_STREAM_UINT:
-    case JSON_STREAM_DOUBLE: return strtab_intern(r->strings, t->str, t->len, out, r->err);
-    case JSON_STREAM_TRUE: return strtab_intern(r->strings, "true", 4, out, r->err);
-    case JSON_STREAM_FALSE: return strtab_intern(r->strings, "false", 5, out, r->err);
+    case JSON_STREAM_DOUBLE: return nj_intern(r, slot, t->str, t->len, out);
+    case JSON_STREAM_TRUE: return nj_intern(r, slot, "true", 4, out);
+    case JSON_STREAM_FALSE: return nj_intern(r, slot, "false", 5, out);
     case JSON_STREAM_NULL: *out = 0; return 0;
     default: return nj_type_error(r, t, "a string");
     }
@@ -505,11 +573,11 @@ static int nj_to_strint(nj_reader *r, const json_stream_token *t, int64_t *out)
 static int nj_to_column(nj_reader *r, uint32_t col, const json_stream_token *t)
 {
     table_value *v = &r->row[col];
-    switch (table_column_at(device_model_table_get(r->m, (device_model_table)r->kind), col)->kind) {
+    switch ((table_kind)r->col_kind[r->kind][col]) {
     case TABLE_INT: return nj_to_int(r, t, &v->i);
     case TABLE_UINT: return nj_to_uint(r, t, &v->u);
     case TABLE_F64: return nj_to_f64(r, t, &v->d);
-    case TABLE_STR: return nj_to_str(r, t, &v->s);
+    case TABLE_STR: return nj_to_str(r, col, t, &v->s);
     }
     return -1;
 }
@@ -525,9 +593,9 @@ static int nj_apply(nj_reader *r, const nj_field *f, const json_stream_token *t)
         r->row[f->col].u = on ? (r->row[f->col].u | f->bit) : (r->row[f->col].u & ~(uint64_t)f->bit);
         return 0;
     case NJ_STRINT: return nj_to_strint(r, t, &r->row[f->col].i);
-    case NJ_SRC_NKI: return nj_to_str(r, t, &r->src_nki);
-    case NJ_SRC_BIR: return nj_to_str(r, t, &r->src_bir);
-    case NJ_HLO_ATTRS: return nj_to_str(r, t, &r->hlo_attrs);
+    case NJ_SRC_NKI: return nj_to_str(r, NJ_CACHE_SRC_NKI, t, &r->src_nki);
+    case NJ_SRC_BIR: return nj_to_str(r, NJ_CACHE_SRC_BIR, t, &r->src_bir);
+    case NJ_HLO_ATTRS: return nj_to_str(r, NJ_CACHE_ATTRS, t, &r->hlo_attrs);
     default: return 0;
     }
 }
@@ -762,21 +830,20 @@ static int nj_on_record_key(nj_reader *r, const json_stream_token *t)
         r->state = NJ_S_ARRAY;
         return 0;
     }
-    nj_copy_text(r->key_text, sizeof r->key_text, t->str, t->len);
-    r->key_offset = t->offset;
     r->state = NJ_S_FIELD;
-    if (r->kind >= NJ_TABLES) {
-        if (strtab_intern(r->strings, t->str, t->len, &r->key_id, r->err) != 0)
-            return nj_context(r, t->offset);
+    r->key_name = "";
+    r->field = r->kind < NJ_TABLES ? nj_lookup(r, r->kind, t->str, t->len) : NULL;
+    if (r->field) {
+        r->key_name = r->field->name;
         return 0;
     }
-    r->field = nj_lookup(r, r->kind, t->str, t->len);
-    if (r->field)
-        return 0;
-    uint32_t key;
-    if (strtab_intern(r->strings, t->str, t->len, &key, r->err) != 0)
+    /* singleton record keys, and keys a modelled table does not know (noted as schema drift) */
+    if (strtab_intern(r->strings, t->str, t->len, &r->key_id, r->err) != 0)
         return nj_context(r, t->offset);
-    return nj_note(r, DEVICE_MODEL_NOTE_UNKNOWN_KEY, r->array_id, key, 1, t->offset);
+    r->key_name = strtab_str(r->strings, r->key_id, NULL);
+    if (r->kind >= NJ_TABLES)
+        return 0;
+    return nj_note(r, DEVICE_MODEL_NOTE_UNKNOWN_KEY, r->array_id, r->key_id, 1, t->offset);
 }
 
 static int nj_on_field(nj_reader *r, const json_stream_token *t)
@@ -899,11 +966,11 @@ static int nj_read(nj_reader *r, device_model **out, nl_error *err)
     r->err = &r->error;
     nl_error_clear(r->err);
     r->read_size = r->opt && r->opt->read_size ? r->opt->read_size : NEURON_JSON_READ_SIZE;
-    nj_build_index(r);
     json_stream_options jo = {.source = r->name};
     int rc = -1;
     r->m = device_model_new_limited(r->opt ? r->opt->memory_limit : 0, r->err);
     if (r->m) {
+        nj_build_index(r);
         r->strings = device_model_strtab_mut(r->m);
         r->js = json_stream_new(&jo, r->err);
         rc = r->js ? nj_run(r) : -1;

@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,8 +178,8 @@ int summary_json_read_mem(const void *data, size_t len, const char *name, summar
     *out = NULL;
     name = name ? name : "(memory)";
     if (len > SUMMARY_JSON_SIZE_MAX)
-        return nl_error_set(err, NL_ERR_LIMIT, name, -1, "summary-json of %zu bytes exceeds SUMMARY_JSON_SIZE_MAX (%zu)",
-                            len, SUMMARY_JSON_SIZE_MAX);
+        return nl_error_set(err, NL_ERR_LIMIT, name, -1,
+                            "summary-json of %zu bytes exceeds SUMMARY_JSON_SIZE_MAX (%zu)", len, SUMMARY_JSON_SIZE_MAX);
     arena *a = arena_new(64 << 10);
     summary_json *s = a ? arena_calloc(a, 1, sizeof *s) : NULL;
     if (s) {
@@ -211,6 +212,12 @@ static int sj_slurp(const char *path, char **data, size_t *len, nl_error *err)
     if (fd < 0)
         return nl_error_set(err, errno == ENOENT ? NL_ERR_NOT_FOUND : NL_ERR_IO, path, -1, "cannot open: %s",
                             strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > SUMMARY_JSON_SIZE_MAX) {
+        close(fd);
+        return nl_error_set(err, NL_ERR_LIMIT, path, -1, "file of %lld bytes exceeds SUMMARY_JSON_SIZE_MAX (%zu)",
+                            (long long)st.st_size, SUMMARY_JSON_SIZE_MAX);
+    }
     size_t cap = 64 << 10, n = 0;
     char *buf = malloc(cap);
     int rc = buf ? 0 : nl_error_set(err, NL_ERR_NOMEM, path, -1, "out of memory reading the file");

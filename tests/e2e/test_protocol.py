@@ -220,7 +220,7 @@ class ToolsSurface(unittest.TestCase):
     def test_unimplemented_tools_say_so_and_return_no_data(self):
         # Each analysis lands in its own issue; until then the honest answer is an isError result.
         # When a tool lands, its real behaviour is tested in its own suite and it leaves this list.
-        unimplemented = ['trace-extract', 'kernel-attribution', 'collective-gaps']
+        unimplemented = []
         for name in unimplemented:
             r = self.s.call('tools/call', {'name': name, 'arguments': {'path': '/nonexistent'}})['result']
             self.assertIs(r['isError'], True, name)

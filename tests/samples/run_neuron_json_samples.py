@@ -63,7 +63,8 @@ def check_engine_counts(agg, name, problems):
     for subgroup, count in agg["instruction"]["per_engine"].items():
         key = "%s_engine_instruction_count" % ENGINE_OF_SUBGROUP.get(subgroup, subgroup.lower())
         if info.get(key) != count:
-            problems.append("%s: %s instructions = %d but model_info.%s = %r" % (name, subgroup, count, key, info.get(key)))
+            problems.append("%s: %s instructions = %d but model_info.%s = %r"
+                            % (name, subgroup, count, key, info.get(key)))
 
 
 def check_file(dump, ref, path, problems):

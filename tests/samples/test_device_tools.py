@@ -194,6 +194,10 @@ class OrientOnSamples(unittest.TestCase):
         cap = os.path.join(SAMPLES, 'capture', 'i-0af76a70a6d3864dd_pid_713479')
         env = dict(os.environ, PATH='/usr/bin:/bin', NEURONLENS_NEURON_PROFILE='')
         rc, out, err = call('summary', {'path': cap}, env=env)
+        self.assertEqual(rc, 1)  # a capture dir holds a device and a system profile: the caller must choose
+        self.assertIn('rank0/profile_exec_2 (device, needs its JSON export)', out['message'])
+        self.assertIn('rank0/system (system)', out['message'])
+        rc, out, err = call('summary', {'path': cap, 'profile': 'rank0/profile_exec_2'}, env=env)
         self.assertEqual(rc, 0, err)
         self.assertEqual(out['status'], 'abstained')
         self.assertIn('neuron-profile view -n ', out['abstained']['fix'])

@@ -70,8 +70,8 @@ static json_stream_status drain(json_stream *js, tokbuf *b, nl_error *err)
     }
 }
 
-/* Tokenize `doc` pushed in chunks of the sizes produced by `next_chunk` (NULL = all at once). The result
- * ends with "END" or "ERROR code offset". */
+/* Tokenize `doc` pushed in chunks of the sizes produced by `next_chunk` (NULL = all at once), copied or
+ * zero-copy (then with garbage written past each chunk). The result ends with "END" or "ERROR code offset". */
 static char *tokenize_chunked(const char *doc, size_t len, size_t (*next_chunk)(void *), void *ctx, int zero_copy)
 {
     nl_error err;
@@ -93,6 +93,7 @@ static char *tokenize_chunked(const char *doc, size_t len, size_t (*next_chunk)(
                 assert_non_null(dst);
                 assert_true(avail >= n);
                 memcpy(dst, doc + pos, n);
+                memset(dst + n, '"', avail - n); /* garbage past the chunk must never be read */
                 json_stream_commit(js, n);
             } else {
                 assert_int_equal(json_stream_feed(js, doc + pos, n, &err), 0);

@@ -1,0 +1,681 @@
+/* attribution — see attribution.h.
+ *
+ * Passes (each polls the cancel flag every ATTR_CHUNK rows):
+ *   1. instructions, in chunks decoded with table_read: accumulate the group of each row (slot = dictionary
+ *      code of the key column), coverage, and — when sections are wanted — per-engine sums, the busy span of
+ *      every non-EVENT_SEMAPHORE instruction (interval + row, per engine) and the skinny DMA-trigger rows;
+ *   2. rank: metric per group, total, then a topn heap of `top` groups after the cursor;
+ *   3. per engine (sections): order the spans by start (already ordered in exports), walk them once with
+ *      the running maximum end — every start beyond it opens a gap between two merged busy intervals, and
+ *      the row that set the maximum is the instruction before the gap — and take the merged busy time from
+ *      interval_union over the same spans, so it agrees with device_summary and the export's active_time;
+ *   4. active_time rows per engine (union), and the DMA table for the small-DMA report.
+ *
+ * Conventions (formats.md §11.2–11.5): rows with an empty key form one group (key id 0); DMA size classes
+ * count packets, because descriptors are what the hardware moves (aggregated records are reported beside
+ * them); idle gaps skip zero-length instructions, as the merged busy time does. */
+#include "attribution.h"
+#include "intervals.h"
+#include "topn.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const attr_group_by_names[ATTR_GROUP_BY_COUNT] = {"source", "layer", "opcode", "hlo", "engine"};
+static const char *const attr_metric_names[ATTR_METRIC_KINDS] = {"time", "duration", "wait", "hbm_bytes", "dma_bytes",
+                                                                 "count"};
+static const uint32_t attr_key_columns[ATTR_GROUP_BY_COUNT] = {DM_INSTR_SOURCE, DM_INSTR_LAYER, DM_INSTR_OPCODE,
+                                                               DM_INSTR_HLO_NAME, DM_INSTR_ENGINE};
+
+const char *attr_group_by_name(attr_group_by by)
+{
+    return by < ATTR_GROUP_BY_COUNT ? attr_group_by_names[by] : "?";
+}
+
+const char *attr_metric_name(attr_metric metric)
+{
+    return metric < ATTR_METRIC_KINDS ? attr_metric_names[metric] : "?";
+}
+
+int attr_group_by_parse(const char *name, attr_group_by *out)
+{
+    for (int i = 0; name && i < ATTR_GROUP_BY_COUNT; i++)
+        if (!strcmp(name, attr_group_by_names[i]))
+            return (*out = (attr_group_by)i), 0;
+    return -1;
+}
+
+int attr_metric_parse(const char *name, attr_metric *out)
+{
+    for (int i = 0; name && i < ATTR_METRIC_KINDS; i++)
+        if (!strcmp(name, attr_metric_names[i]))
+            return (*out = (attr_metric)i), 0;
+    return -1;
+}
+
+uint32_t attr_group_keys(const device_model *m, attr_group_by by)
+{
+    const table *t = device_model_table_get(m, DEVICE_MODEL_INSTRUCTIONS);
+    return t && by < ATTR_GROUP_BY_COUNT ? table_dict_size(t, attr_key_columns[by]) : 0;
+}
+
+static bool attr_column_has_values(const table *t, uint32_t col)
+{
+    for (uint32_t code = 0; code < table_dict_size(t, col); code++)
+        if (table_dict_id(t, col, code) != 0)
+            return true;
+    return false;
+}
+
+attr_group_by attr_effective_group_by(const device_model *m, attr_group_by by, bool *source_abstained)
+{
+    const table *t = device_model_table_get(m, DEVICE_MODEL_INSTRUCTIONS);
+    *source_abstained = by == ATTR_BY_SOURCE && !(t && attr_column_has_values(t, DM_INSTR_SOURCE));
+    return *source_abstained ? ATTR_BY_OPCODE : by;
+}
+
+static bool attr_cancelled(const atomic_int *cancel)
+{
+    return cancel && atomic_load_explicit(cancel, memory_order_relaxed);
+}
+
+static int64_t attr_clamp(uint64_t v)
+{
+    return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* ---- pass 1: instructions ----------------------------------------------------------------------------- */
+
+enum { AC_TS, AC_DUR, AC_WAIT, AC_HR, AC_HW, AC_SR, AC_SW, AC_FLAGS, AC_OPCODE, AC_SOURCE, AC_NCOLS };
+static const uint32_t attr_chunk_columns[AC_NCOLS] = {DM_INSTR_TIMESTAMP, DM_INSTR_DURATION, DM_INSTR_EVT_WAIT,
+    DM_INSTR_HBM_READ, DM_INSTR_HBM_WRITE, DM_INSTR_SBUF_READ, DM_INSTR_SBUF_WRITE, DM_INSTR_FLAGS, DM_INSTR_OPCODE,
+    DM_INSTR_SOURCE};
+
+/* Busy spans of one engine: intervals for interval_union, and the row of each. */
+typedef struct attr_spans {
+    interval_vec iv;
+    uint32_t *rows;
+    size_t rows_cap;
+} attr_spans;
+
+typedef struct attr_pass {
+    const device_model *m;
+    const table *t;
+    const attr_request *req;
+    uint32_t key_col;
+    attr_group *groups;        /* [dictionary size of key_col] */
+    uint32_t ngroups;
+    uint32_t semaphore;        /* strtab id of EVENT_SEMAPHORE (0 when absent) */
+    bool has_source;
+    int *engine_slot;          /* engine dictionary code → index in out->engines, -1 = not itemised */
+    attr_spans *spans;         /* [out->engine_count] */
+    attr_source_count *skinny; /* [source dictionary size], sections only */
+    table_value *cols[AC_NCOLS];
+} attr_pass;
+
+static int attr_spans_push(attr_spans *s, int64_t start, int64_t end, size_t row)
+{
+    if (s->iv.n == s->rows_cap) {
+        size_t cap = s->rows_cap ? s->rows_cap * 2 : 1024;
+        uint32_t *grown = realloc(s->rows, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        s->rows = grown;
+        s->rows_cap = cap;
+    }
+    if (interval_vec_push(&s->iv, start, end))
+        return -1;
+    s->rows[s->iv.n - 1] = (uint32_t)row;
+    return 0;
+}
+
+static void attr_pass_close(attr_pass *p, size_t engines)
+{
+    free(p->groups);
+    free(p->engine_slot);
+    for (size_t e = 0; p->spans && e < engines; e++) {
+        interval_vec_free(&p->spans[e].iv);
+        free(p->spans[e].rows);
+    }
+    free(p->spans);
+    free(p->skinny);
+    for (int c = 0; c < AC_NCOLS; c++)
+        free(p->cols[c]);
+}
+
+/* Itemise up to ATTR_ENGINES_MAX engines (dictionary order = first seen). */
+static int attr_engines_open(attr_pass *p, attr_result *out, nl_error *err)
+{
+    uint32_t n = table_dict_size(p->t, DM_INSTR_ENGINE);
+    size_t itemised = n < ATTR_ENGINES_MAX ? n : ATTR_ENGINES_MAX;
+    p->engine_slot = malloc((n ? n : 1) * sizeof *p->engine_slot);
+    out->engines = calloc(itemised ? itemised : 1, sizeof *out->engines);
+    p->spans = calloc(itemised ? itemised : 1, sizeof *p->spans);
+    if (!p->engine_slot || !out->engines || !p->spans)
+        return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (engines)");
+    for (uint32_t code = 0; code < n; code++) {
+        p->engine_slot[code] = code < itemised ? (int)code : -1;
+        if (code < itemised)
+            out->engines[code].name = table_dict_id(p->t, DM_INSTR_ENGINE, code);
+    }
+    out->engine_count = itemised;
+    return 0;
+}
+
+static int attr_pass_open(attr_pass *p, const device_model *m, const attr_request *req, attr_result *out, nl_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->m = m;
+    p->req = req;
+    p->t = device_model_table_get(m, DEVICE_MODEL_INSTRUCTIONS);
+    p->semaphore = device_model_str_find(m, "EVENT_SEMAPHORE");
+    if (p->semaphore == STRTAB_NONE)
+        p->semaphore = UINT32_MAX;
+    p->has_source = p->t && attr_column_has_values(p->t, DM_INSTR_SOURCE);
+    out->group_by = attr_effective_group_by(m, req->group_by, &out->source_abstained);
+    p->key_col = attr_key_columns[out->group_by];
+    p->ngroups = p->t ? table_dict_size(p->t, p->key_col) : 0;
+    if (req->has_after && req->after_code >= p->ngroups) {
+        nl_error_set(err, NL_ERR_ARGUMENT, NULL, -1, "the cursor names group %u but grouping by %s has %u groups",
+                     req->after_code, attr_group_by_name(out->group_by), p->ngroups);
+        nl_error_set_field(err, "cursor");
+        return -1;
+    }
+    if (!p->t)
+        return 0;
+    p->groups = calloc(p->ngroups ? p->ngroups : 1, sizeof *p->groups);
+    if (!p->groups)
+        return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (groups)");
+    for (int c = 0; c < AC_NCOLS; c++)
+        if (!(p->cols[c] = malloc(ATTR_CHUNK * sizeof(table_value))))
+            return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (chunk buffers)");
+    if (!req->sections)
+        return 0;
+    if (p->has_source) {
+        uint32_t n = table_dict_size(p->t, DM_INSTR_SOURCE);
+        if (!(p->skinny = calloc(n, sizeof *p->skinny)))
+            return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (skinny DMA sources)");
+    }
+    return attr_engines_open(p, out, err);
+}
+
+static void attr_add_group(attr_pass *p, size_t row, size_t i, uint64_t dma_bytes)
+{
+    table_value *const *v = p->cols;
+    attr_group *g = &p->groups[table_code(p->t, p->key_col, row)];
+    g->count++;
+    g->duration_ns += v[AC_DUR][i].i;
+    g->wait_ns += v[AC_WAIT][i].i;
+    if (v[AC_OPCODE][i].s == p->semaphore)
+        g->semaphore_duration_ns += v[AC_DUR][i].i;
+    g->hbm_read += v[AC_HR][i].u;
+    g->hbm_write += v[AC_HW][i].u;
+    g->sbuf_read += v[AC_SR][i].u;
+    g->sbuf_write += v[AC_SW][i].u;
+    g->dma_bytes += dma_bytes;
+}
+
+/* Engine sums, busy span and skinny-DMA accounting of one row (sections only). */
+static int attr_add_sections(attr_pass *p, attr_result *out, size_t row, size_t i, uint64_t dma_bytes)
+{
+    table_value *const *v = p->cols;
+    if (v[AC_FLAGS][i].u & DM_INSTR_F_DMA_TRIGGER) {
+        attr_small_dma *d = &out->small_dma;
+        d->dma_instructions++;
+        if (dma_bytes > 0 && dma_bytes < ATTR_SMALL_DMA_EXPLORER_BYTES)
+            d->instr_under_4k.count++, d->instr_under_4k.bytes += dma_bytes;
+        if (dma_bytes > 0 && dma_bytes < ATTR_SMALL_DMA_BYTES) {
+            d->instr_under_512.count++, d->instr_under_512.bytes += dma_bytes;
+            if (p->skinny) {
+                attr_source_count *s = &p->skinny[table_code(p->t, DM_INSTR_SOURCE, row)];
+                s->count++, s->bytes += dma_bytes, s->duration_ns += v[AC_DUR][i].i;
+            }
+        }
+    }
+    int e = p->engine_slot[table_code(p->t, DM_INSTR_ENGINE, row)];
+    if (e < 0) {
+        out->engines_not_itemised++;
+        return 0;
+    }
+    attr_engine *eng = &out->engines[e];
+    eng->instructions++;
+    eng->summed_duration_ns += v[AC_DUR][i].i;
+    eng->summed_wait_ns += v[AC_WAIT][i].i;
+    if (v[AC_OPCODE][i].s == p->semaphore)
+        return 0;
+    return attr_spans_push(&p->spans[e], v[AC_TS][i].i, v[AC_TS][i].i + v[AC_DUR][i].i, row);
+}
+
+static int attr_scan(attr_pass *p, const atomic_int *cancel, attr_result *out, nl_error *err)
+{
+    size_t rows = p->t ? table_rows(p->t) : 0;
+    attr_coverage *cov = &out->coverage;
+    for (size_t base = 0; base < rows; base += ATTR_CHUNK) {
+        if (attr_cancelled(cancel))
+            return nl_error_set(err, NL_ERR_CANCELLED, NULL, -1, "cancelled");
+        size_t n = rows - base < ATTR_CHUNK ? rows - base : ATTR_CHUNK;
+        for (int c = 0; c < AC_NCOLS; c++)
+            table_read(p->t, attr_chunk_columns[c], base, n, p->cols[c]);
+        table_value *const *v = p->cols;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t dma_bytes = v[AC_FLAGS][i].u & DM_INSTR_F_DMA_TRIGGER ? v[AC_HR][i].u + v[AC_HW][i].u + v[AC_SW][i].u : 0;
+            attr_add_group(p, base + i, i, dma_bytes);
+            cov->instructions++;
+            cov->duration_ns += v[AC_DUR][i].i;
+            if (v[AC_SOURCE][i].s) {
+                cov->with_source++;
+                cov->duration_with_source_ns += v[AC_DUR][i].i;
+            }
+            if (p->req->sections && attr_add_sections(p, out, base + i, i, dma_bytes))
+                return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (busy intervals)");
+        }
+    }
+    return 0;
+}
+
+/* ---- pass 2: rank ------------------------------------------------------------------------------------- */
+
+static int64_t attr_value(const attr_group *g, attr_metric metric)
+{
+    switch (metric) {
+    case ATTR_METRIC_TIME: return g->duration_ns + g->wait_ns;
+    case ATTR_METRIC_DURATION: return g->duration_ns;
+    case ATTR_METRIC_WAIT: return g->wait_ns;
+    case ATTR_METRIC_HBM_BYTES: return attr_clamp(g->hbm_read + g->hbm_write);
+    case ATTR_METRIC_DMA_BYTES: return attr_clamp(g->dma_bytes);
+    default: return attr_clamp(g->count);
+    }
+}
+
+/* Metric descending, then key text, then code. */
+static int attr_group_cmp(const void *pa, const void *pb, const void *ctx)
+{
+    const attr_group *a = pa, *b = pb;
+    if (a->value != b->value)
+        return a->value > b->value ? -1 : 1;
+    if (a->key != b->key) {
+        int c = strcmp(device_model_str(ctx, a->key, NULL), device_model_str(ctx, b->key, NULL));
+        if (c)
+            return c;
+    }
+    return (a->code > b->code) - (a->code < b->code);
+}
+
+static int attr_rank(attr_pass *p, attr_result *out, nl_error *err)
+{
+    out->metric = p->req->metric;
+    for (uint32_t c = 0; c < p->ngroups; c++) {
+        attr_group *g = &p->groups[c];
+        g->code = c;
+        g->key = table_dict_id(p->t, p->key_col, c);
+        g->value = attr_value(g, p->req->metric);
+        if (__builtin_add_overflow(out->metric_total, g->value, &out->metric_total))
+            out->metric_total = INT64_MAX;
+        out->groups_total += g->count > 0;
+    }
+    topn heap;
+    if (topn_init(&heap, sizeof(attr_group), p->req->top, attr_group_cmp, p->m))
+        return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (group heap)");
+    const attr_group *after = p->req->has_after ? &p->groups[p->req->after_code] : NULL;
+    for (uint32_t c = 0; c < p->ngroups; c++) {
+        if (!p->groups[c].count || (after && attr_group_cmp(&p->groups[c], after, p->m) <= 0))
+            continue;
+        out->groups_after_cursor++;
+        topn_offer(&heap, &p->groups[c]);
+    }
+    size_t n = topn_finish(&heap);
+    out->groups = malloc((n ? n : 1) * sizeof *out->groups);
+    if (!out->groups) {
+        topn_close(&heap);
+        return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (groups)");
+    }
+    for (size_t i = 0; i < n; i++) {
+        out->groups[i] = *(const attr_group *)topn_at(&heap, i);
+        out->groups[i].share_pct = out->metric_total > 0 ? 100.0 * (double)out->groups[i].value / (double)out->metric_total : 0;
+    }
+    out->group_count = n;
+    out->more = out->groups_after_cursor > n;
+    topn_close(&heap);
+    return 0;
+}
+
+/* ---- pass 3: engine busy time and idle gaps ----------------------------------------------------------- */
+
+typedef struct attr_span {
+    int64_t start, end;
+    uint32_t row;
+} attr_span;
+
+static int attr_span_cmp(const void *pa, const void *pb)
+{
+    const attr_span *a = pa, *b = pb;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    return (a->row > b->row) - (a->row < b->row);
+}
+
+/* Put the spans in start order (rows move with their intervals). Exports are already ordered. */
+static int attr_spans_order(attr_spans *s)
+{
+    size_t i;
+    for (i = 1; i < s->iv.n && s->iv.v[i - 1].start <= s->iv.v[i].start; i++)
+        ;
+    if (i >= s->iv.n)
+        return 0;
+    attr_span *tmp = malloc(s->iv.n * sizeof *tmp);
+    if (!tmp)
+        return -1;
+    for (i = 0; i < s->iv.n; i++)
+        tmp[i] = (attr_span){s->iv.v[i].start, s->iv.v[i].end, s->rows[i]};
+    qsort(tmp, s->iv.n, sizeof *tmp, attr_span_cmp);
+    for (i = 0; i < s->iv.n; i++) {
+        s->iv.v[i] = (interval){tmp[i].start, tmp[i].end};
+        s->rows[i] = tmp[i].row;
+    }
+    free(tmp);
+    return 0;
+}
+
+typedef struct attr_gap_key {
+    int64_t gap, start, end;
+    uint32_t before, after;
+} attr_gap_key;
+
+static int attr_gap_cmp(const void *pa, const void *pb, const void *ctx)
+{
+    const attr_gap_key *a = pa, *b = pb;
+    (void)ctx;
+    if (a->gap != b->gap)
+        return a->gap > b->gap ? -1 : 1;
+    return (a->start > b->start) - (a->start < b->start);
+}
+
+static void attr_gap_side_fill(const device_model *m, size_t row, attr_gap_side *s)
+{
+    const table *t = device_model_table_get(m, DEVICE_MODEL_INSTRUCTIONS);
+    s->row = row;
+    s->start_ns = table_i64(t, DM_INSTR_TIMESTAMP, row);
+    s->end_ns = s->start_ns + table_i64(t, DM_INSTR_DURATION, row);
+    s->opcode = table_str(t, DM_INSTR_OPCODE, row);
+    s->source = table_str(t, DM_INSTR_SOURCE, row);
+    s->layer = table_str(t, DM_INSTR_LAYER, row);
+}
+
+/* Walk the ordered spans: merged pieces, gaps beyond the running maximum end, the largest kept. */
+static void attr_walk_gaps(const attr_spans *s, const attr_request *req, attr_engine *eng, topn *heap)
+{
+    int64_t cur_end = 0;
+    uint32_t cur_row = 0;
+    bool open = false;
+    for (size_t i = 0; i < s->iv.n; i++) {
+        const interval *v = &s->iv.v[i];
+        if (v->end <= v->start)
+            continue;
+        if (!open || v->start > cur_end) {
+            eng->busy_intervals++;
+            if (open && v->start - cur_end > req->gap_min_ns) {
+                attr_gap_key k = {v->start - cur_end, cur_end, v->start, cur_row, s->rows[i]};
+                eng->gaps_over_min++;
+                eng->gaps_over_min_ns += k.gap;
+                topn_offer(heap, &k);
+            }
+        }
+        if (!open || v->end > cur_end) {
+            cur_end = v->end;
+            cur_row = s->rows[i];
+        }
+        open = true;
+    }
+}
+
+static int attr_engine_finish(const device_model *m, const attr_request *req, attr_spans *s, attr_engine *eng, nl_error *err)
+{
+    topn heap;
+    if (attr_spans_order(s) || topn_init(&heap, sizeof(attr_gap_key), req->gaps_per_engine, attr_gap_cmp, NULL))
+        return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (idle gaps)");
+    attr_walk_gaps(s, req, eng, &heap);
+    eng->busy_ns = interval_union(s->iv.v, s->iv.n);
+    eng->gap_count = (unsigned)topn_finish(&heap);
+    for (unsigned g = 0; g < eng->gap_count; g++) {
+        const attr_gap_key *k = topn_at(&heap, g);
+        attr_gap *gap = &eng->gaps[g];
+        gap->start_ns = k->start;
+        gap->end_ns = k->end;
+        gap->gap_ns = k->gap;
+        attr_gap_side_fill(m, k->before, &gap->before);
+        attr_gap_side_fill(m, k->after, &gap->after);
+    }
+    topn_close(&heap);
+    return 0;
+}
+
+/* Union of the export's active_time rows per itemised engine (names compared case-insensitively). */
+static int attr_active_rows(const device_model *m, attr_result *out, nl_error *err)
+{
+    const table *t = device_model_table_get(m, DEVICE_MODEL_ACTIVE_TIME);
+    uint32_t n = t ? table_dict_size(t, DM_ACTIVE_ENGINE) : 0;
+    int *slot = malloc((n ? n : 1) * sizeof *slot);
+    interval_vec *per = calloc(out->engine_count ? out->engine_count : 1, sizeof *per);
+    int rc = !slot || !per ? nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (active rows)") : 0;
+    for (uint32_t code = 0; !rc && code < n; code++) {
+        const char *name = device_model_str(m, table_dict_id(t, DM_ACTIVE_ENGINE, code), NULL);
+        slot[code] = -1;
+        for (size_t e = 0; e < out->engine_count; e++)
+            if (!strcasecmp(name, device_model_str(m, out->engines[e].name, NULL)))
+                slot[code] = (int)e;
+    }
+    size_t rows = t ? table_rows(t) : 0;
+    table_value *start = malloc(ATTR_CHUNK * sizeof *start), *end = malloc(ATTR_CHUNK * sizeof *end);
+    if (!rc && (!start || !end))
+        rc = nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (active rows)");
+    for (size_t base = 0; !rc && base < rows; base += ATTR_CHUNK) {
+        size_t k = rows - base < ATTR_CHUNK ? rows - base : ATTR_CHUNK;
+        table_read(t, DM_ACTIVE_START, base, k, start);
+        table_read(t, DM_ACTIVE_END, base, k, end);
+        for (size_t i = 0; i < k && !rc; i++) {
+            int e = slot[table_code(t, DM_ACTIVE_ENGINE, base + i)];
+            if (e >= 0 && interval_vec_push(&per[e], start[i].i, end[i].i))
+                rc = nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (active rows)");
+        }
+    }
+    free(start);
+    free(end);
+    for (size_t e = 0; per && e < out->engine_count; e++) {
+        if (!rc && per[e].n) {
+            out->engines[e].has_active_rows = true;
+            out->engines[e].active_rows = per[e].n;
+            out->engines[e].active_rows_ns = interval_union(per[e].v, per[e].n);
+        }
+        interval_vec_free(&per[e]);
+    }
+    free(per);
+    free(slot);
+    return rc;
+}
+
+/* ---- pass 4: small DMA -------------------------------------------------------------------------------- */
+
+static void attr_size_class_add(attr_size_class *c, uint64_t bytes, uint64_t limit)
+{
+    if (bytes < limit) {
+        c->count++;
+        c->bytes += bytes;
+    }
+}
+
+static int attr_queue_cmp(const void *pa, const void *pb, const void *ctx)
+{
+    const attr_dma_queue *a = pa, *b = pb;
+    if (a->under_4k.count != b->under_4k.count)
+        return a->under_4k.count > b->under_4k.count ? -1 : 1;
+    if (a->packets != b->packets)
+        return a->packets > b->packets ? -1 : 1;
+    int c = strcmp(device_model_str(ctx, a->queue, NULL), device_model_str(ctx, b->queue, NULL));
+    return c ? c : (a->queue > b->queue) - (a->queue < b->queue);
+}
+
+static int attr_queues_top(const device_model *m, const attr_dma_queue *q, uint32_t n, attr_small_dma *d, nl_error *err)
+{
+    topn heap;
+    if (topn_init(&heap, sizeof *q, ATTR_DMA_QUEUES_MAX, attr_queue_cmp, m))
+        return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (queues)");
+    for (uint32_t c = 0; c < n; c++)
+        if (q[c].packets) {
+            d->queues_total++;
+            topn_offer(&heap, &q[c]);
+        }
+    d->queue_count = (unsigned)topn_finish(&heap);
+    for (unsigned i = 0; i < d->queue_count; i++)
+        d->queues[i] = *(const attr_dma_queue *)topn_at(&heap, i);
+    topn_close(&heap);
+    return 0;
+}
+
+static void attr_small_dma_packet(const table *t, size_t row, uint64_t bytes, attr_dma_queue *queues, attr_small_dma *d)
+{
+    d->packets++;
+    d->packet_bytes += bytes;
+    attr_size_class_add(&d->under_512, bytes, ATTR_SMALL_DMA_BYTES);
+    attr_size_class_add(&d->under_4k, bytes, ATTR_SMALL_DMA_EXPLORER_BYTES);
+    attr_dma_queue *q = &queues[table_code(t, DM_DMA_QUEUE, row)];
+    if (!q->packets) {
+        q->queue = table_str(t, DM_DMA_QUEUE, row);
+        q->queue_type = table_str(t, DM_DMA_QUEUE_TYPE, row);
+    }
+    q->packets++;
+    q->bytes += bytes;
+    attr_size_class_add(&q->under_512, bytes, ATTR_SMALL_DMA_BYTES);
+    attr_size_class_add(&q->under_4k, bytes, ATTR_SMALL_DMA_EXPLORER_BYTES);
+}
+
+static int attr_small_dma_scan(const device_model *m, const atomic_int *cancel, attr_small_dma *d, nl_error *err)
+{
+    const table *t = device_model_table_get(m, DEVICE_MODEL_DMA);
+    size_t rows = t ? table_rows(t) : 0;
+    uint32_t nq = t ? table_dict_size(t, DM_DMA_QUEUE) : 0;
+    uint32_t unknown = device_model_str_find(m, "unknown");
+    attr_dma_queue *q = calloc(nq ? nq : 1, sizeof *q);
+    table_value *flags = malloc(ATTR_CHUNK * sizeof *flags), *size = malloc(ATTR_CHUNK * sizeof *size),
+                *var = malloc(ATTR_CHUNK * sizeof *var);
+    int rc = !q || !flags || !size || !var ? nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (queues)") : 0;
+    for (size_t base = 0; !rc && base < rows; base += ATTR_CHUNK) {
+        if (attr_cancelled(cancel)) {
+            rc = nl_error_set(err, NL_ERR_CANCELLED, NULL, -1, "cancelled");
+            break;
+        }
+        size_t n = rows - base < ATTR_CHUNK ? rows - base : ATTR_CHUNK;
+        table_read(t, DM_DMA_FLAGS, base, n, flags);
+        table_read(t, DM_DMA_TRANSFER_SIZE, base, n, size);
+        table_read(t, DM_DMA_VARIABLE, base, n, var);
+        for (size_t i = 0; i < n; i++) {
+            if (flags[i].u & DM_DMA_F_DUPLICATE) {
+                d->duplicates++;
+            } else if (flags[i].u & DM_DMA_F_AGGREGATED) {
+                d->transfers++;
+            } else {
+                d->unknown_variable += unknown != STRTAB_NONE && var[i].s == unknown;
+                attr_small_dma_packet(t, base + i, size[i].u, q, d);
+            }
+        }
+    }
+    if (!rc)
+        rc = attr_queues_top(m, q, nq, d, err);
+    free(q);
+    free(flags);
+    free(size);
+    free(var);
+    return rc;
+}
+
+static int attr_source_cmp(const void *pa, const void *pb, const void *ctx)
+{
+    const attr_source_count *a = pa, *b = pb;
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
+    if (a->bytes != b->bytes)
+        return a->bytes > b->bytes ? -1 : 1;
+    int c = strcmp(device_model_str(ctx, a->source, NULL), device_model_str(ctx, b->source, NULL));
+    return c ? c : (a->source > b->source) - (a->source < b->source);
+}
+
+static int attr_skinny_top(attr_pass *p, attr_small_dma *d, nl_error *err)
+{
+    d->by_source = p->skinny != NULL;
+    if (!p->skinny)
+        return 0;
+    topn heap;
+    if (topn_init(&heap, sizeof(attr_source_count), ATTR_SKINNY_SOURCES_MAX, attr_source_cmp, p->m))
+        return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (skinny DMA sources)");
+    uint32_t n = table_dict_size(p->t, DM_INSTR_SOURCE);
+    for (uint32_t c = 0; c < n; c++) {
+        if (!p->skinny[c].count)
+            continue;
+        p->skinny[c].source = table_dict_id(p->t, DM_INSTR_SOURCE, c);
+        d->sources_total++;
+        topn_offer(&heap, &p->skinny[c]);
+    }
+    d->source_count = (unsigned)topn_finish(&heap);
+    for (unsigned i = 0; i < d->source_count; i++)
+        d->sources[i] = *(const attr_source_count *)topn_at(&heap, i);
+    topn_close(&heap);
+    return 0;
+}
+
+static int attr_sections(attr_pass *p, const atomic_int *cancel, attr_result *out, nl_error *err)
+{
+    for (size_t e = 0; e < out->engine_count; e++) {
+        if (attr_cancelled(cancel))
+            return nl_error_set(err, NL_ERR_CANCELLED, NULL, -1, "cancelled");
+        if (attr_engine_finish(p->m, p->req, &p->spans[e], &out->engines[e], err))
+            return -1;
+    }
+    if (attr_active_rows(p->m, out, err) || attr_small_dma_scan(p->m, cancel, &out->small_dma, err))
+        return -1;
+    if (attr_skinny_top(p, &out->small_dma, err))
+        return -1;
+    out->has_sections = true;
+    return 0;
+}
+
+static int attr_check(const attr_request *req, nl_error *err)
+{
+    const char *field = req->top < 1 || req->top > ATTR_TOP_MAX ? "top"
+                      : req->gaps_per_engine > ATTR_GAPS_PER_ENGINE_MAX ? "gaps_per_engine"
+                      : req->gap_min_ns < 0 ? "gap_min_ns"
+                      : req->group_by >= ATTR_GROUP_BY_COUNT ? "group_by" : req->metric >= ATTR_METRIC_KINDS ? "metric" : NULL;
+    if (!field)
+        return 0;
+    nl_error_set(err, NL_ERR_ARGUMENT, NULL, -1, "%s is out of range (top 1..%u, gaps_per_engine 0..%u, gap_min_ns >= 0)",
+                 field, ATTR_TOP_MAX, ATTR_GAPS_PER_ENGINE_MAX);
+    nl_error_set_field(err, field);
+    return -1;
+}
+
+int attr_compute(const device_model *m, const attr_request *req, const atomic_int *cancel, attr_result *out, nl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (attr_check(req, err))
+        return -1;
+    attr_pass p;
+    int rc = attr_pass_open(&p, m, req, out, err);
+    if (!rc)
+        rc = attr_scan(&p, cancel, out, err);
+    if (!rc && p.t)
+        rc = attr_rank(&p, out, err);
+    if (!rc && req->sections)
+        rc = attr_sections(&p, cancel, out, err);
+    attr_pass_close(&p, out->engine_count);
+    if (!rc && !out->groups && !(out->groups = malloc(sizeof *out->groups)))
+        rc = nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (groups)");
+    if (rc)
+        attr_result_free(out);
+    return rc;
+}
+
+void attr_result_free(attr_result *r)
+{
+    free(r->groups);
+    free(r->engines);
+    memset(r, 0, sizeof *r);
+}

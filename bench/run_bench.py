@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""neuronlens benchmark harness: writes bench/RESULTS.md (issue 6). Stdlib only; a benchmark, not a test.
+
+    bench/run_bench.py [--build build] [--work /tmp/nl-bench] [--runs 5] [--sizes 1G,4G] [--quick]
+
+Every case runs once as a warm-up (page cache filled, binaries loaded) and then --runs times; the table
+reports the median wall time and the median peak RSS of those runs, and the ratio against the baseline
+measured in the same run. Peak RSS comes from wait4(2) on each child (ru_maxrss), so it is the process's
+own high-water mark, not a sampled value.
+
+Cases
+- full JSON export (synthetic, nl-gen-profile, one core) at each size: `neuronlens call summary` and
+  `neuronlens call kernel-attribution` cold (new process, model not cached) versus /usr/bin/python3 doing
+  json.load + the same aggregation (per-engine counts, summed durations, merged busy time; DMA totals),
+  with the garbage collector on and off. Python runs under an address-space limit so that a size it
+  cannot hold fails with MemoryError instead of taking the machine down; that is reported as such.
+- Kineto trace.json (~1 GB, written by this script): `neuronlens call summary` versus python json.load +
+  per-category counts and merged device busy time.
+- warm calls: one server over stdio, a 1M-instruction export loaded once, then each tool 20 times.
+- server start-up and tools/list latency (bench/startup.py's method, 100 runs).
+- multi-rank: 1, 8 and 32 rank directories (capture layout, one export each): orient, and summary of every
+  rank through one server, showing how time and memory grow with the rank count.
+A case whose tool is not implemented in this build is reported as such, never timed.
+"""
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PY = '/usr/bin/python3' if os.path.exists('/usr/bin/python3') else sys.executable
+PY_MEMORY_LIMIT = 20 << 30  # the machine has 24 GiB; leave room for the OS
+
+PY_AGGREGATE = r'''
+import gc, json, sys
+if sys.argv[2] == "off":
+    gc.disable()
+def union(iv):
+    iv.sort(); total = 0; cs = ce = None
+    for s, e in iv:
+        if e <= s: continue
+        if cs is not None and s <= ce:
+            if e > ce: ce = e
+            continue
+        if cs is not None: total += ce - cs
+        cs, ce = s, e
+    return total + (ce - cs if cs is not None else 0)
+with open(sys.argv[1]) as f:
+    d = json.load(f)
+eng = {}
+for i in d["instruction"]:
+    e = eng.setdefault(i["subgroup"].lower(), [0, 0, []])
+    e[0] += 1; e[1] += i["duration"]
+    if i["opcode"] != "EVENT_SEMAPHORE":
+        e[2].append((i["timestamp"], i["timestamp"] + i["duration"]))
+out = {k: [v[0], v[1], union(v[2])] for k, v in eng.items()}
+packets = [x for x in d["dma"] if x.get("aggregated") != "yes"]
+out["dma"] = [len(packets), sum(x["transfer_size"] for x in packets)]
+print(json.dumps(out))
+'''
+
+PY_KINETO = r'''
+import gc, gzip, json, sys
+if sys.argv[2] == "off":
+    gc.disable()
+op = gzip.open if sys.argv[1].endswith(".gz") else open
+with op(sys.argv[1], "rt") as f:
+    d = json.load(f)
+cats = {}; dev = []
+for e in d["traceEvents"]:
+    c = e.get("cat", "")
+    cats[c] = cats.get(c, 0) + 1
+    if e.get("ph") == "X" and c in ("kernel", "gpu_memcpy", "gpu_memset"):
+        dev.append((e["ts"], e["ts"] + e.get("dur", 0)))
+dev.sort(); busy = 0; cs = ce = None
+for s, e in dev:
+    if cs is not None and s <= ce:
+        ce = max(ce, e); continue
+    if cs is not None: busy += ce - cs
+    cs, ce = s, e
+if cs is not None: busy += ce - cs
+print(json.dumps({"cats": cats, "busy_us": busy}))
+'''
+
+
+def limit_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (PY_MEMORY_LIMIT, PY_MEMORY_LIMIT))
+
+
+def run_rusage(argv, preexec=None, timeout=3600):
+    """Like run_measured but with the child's own peak RSS via wait4."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=preexec)
+    out_chunks = []
+    while True:
+        chunk = p.stdout.read(1 << 16)
+        if not chunk:
+            break
+        out_chunks.append(chunk)
+    err = p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return {'wall': wall, 'rss': ru.ru_maxrss * 1024, 'rc': p.returncode, 'out': b''.join(out_chunks), 'err': err}
+
+
+def median_runs(argv, runs, preexec=None, check=None):
+    run_rusage(argv, preexec)  # warm-up
+    results = [run_rusage(argv, preexec) for _ in range(runs)]
+    failed = [r for r in results if r['rc'] != 0]
+    if failed:
+        return {'error': failed[0]['err'].decode(errors='replace').strip().splitlines()[-1:] or ['rc %d' % failed[0]['rc']]}
+    if check:
+        check(results[0]['out'])
+    return {'wall': statistics.median(r['wall'] for r in results), 'rss': statistics.median(r['rss'] for r in results),
+            'walls': [r['wall'] for r in results]}
+
+
+def tool_implemented(binary, tool, path):
+    r = subprocess.run([binary, 'call', tool, json.dumps({'path': path})], capture_output=True, text=True)
+    return 'not implemented' not in (r.stdout + r.stderr)
+
+
+def machine_info():
+    cpu = ''
+    try:
+        with open('/proc/cpuinfo') as f:
+            cpu = next(l.split(':', 1)[1].strip() for l in f if l.startswith('model name'))
+    except (OSError, StopIteration):
+        pass
+    mem = os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+    return '%s, %d CPUs, %.1f GiB RAM, Linux %s, Python %s' % (cpu, os.cpu_count(), mem / 2**30, platform.release(),
+                                                          platform.python_version())
+
+
+def fmt_time(s):
+    return '%.3f s' % s if s >= 0.1 else '%.2f ms' % (s * 1e3)
+
+
+def fmt_mb(b):
+    return '%.0f MB' % (b / 1e6)
+
+
+def gen_export(gen, work, size):
+    out = os.path.join(work, 'export-%s' % size)
+    path = os.path.join(out, 'profile_nc0.json')
+    if not os.path.exists(path):
+        subprocess.run([gen, '--out', out, '--cores', '1', '--target-bytes', size, '--quiet'], check=True)
+    return path
+
+
+def json_cases(args, binary, gen, rows):
+    for size in args.sizes.split(','):
+        path = gen_export(gen, args.work, size)
+        nbytes = os.path.getsize(path)
+        label = 'full JSON export %s (%.2f GB, synthetic)' % (size, nbytes / 1e9)
+        py = {}
+        for mode in ('on', 'off'):
+            py[mode] = median_runs([PY, '-c', PY_AGGREGATE, path, mode], args.runs, preexec=limit_memory)
+            rows.append(case_row(label, 'python json.load + aggregation, GC %s' % mode, py[mode], nbytes, None))
+        for tool, extra in (('summary', {}), ('kernel-attribution', {'group_by': 'opcode'})):
+            if not tool_implemented(binary, tool, path):
+                rows.append((label, 'neuronlens call %s' % tool, 'not implemented in this build', '', '', ''))
+                continue
+            r = median_runs([binary, 'call', tool, json.dumps(dict(extra, path=path))], args.runs)
+            rows.append(case_row(label, 'neuronlens call %s (cold)' % tool, r, nbytes, py))
+
+
+def case_row(label, what, r, nbytes, baseline):
+    if 'error' in r:
+        return (label, what, 'failed: %s' % ' '.join(r['error']), '', '', '')
+    ratio = ''
+    if baseline:
+        parts = []
+        for mode, b in baseline.items():
+            if 'error' in b:
+                parts.append('GC %s: baseline failed' % mode)
+            else:
+                parts.append('GC %s: %.1f× faster, %.1f× less memory' % (mode, b['wall'] / r['wall'], b['rss'] / r['rss']))
+        ratio = '; '.join(parts)
+    return (label, what, fmt_time(r['wall']), '%.0f MB/s' % (nbytes / r['wall'] / 1e6) if nbytes else '', fmt_mb(r['rss']), ratio)
+
+
+def write_kineto(path, target_bytes):
+    """A synthetic Kineto trace: CPU ops, runtime launches, kernels with flows, a step annotation."""
+    with open(path, 'w') as f:
+        f.write('{"schemaVersion": 1, "traceName": "SYNTHETIC neuronlens bench", "traceEvents": [\n')
+        ts, n, written = 1000.0, 0, 0
+        first = True
+        while written < target_bytes:
+            recs = [
+                '{"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":7,"ts":%.3f,"dur":12.345,"args":{"External id":%d,"Input Dims":[[4,512],[512,512]]}}' % (ts, n),
+                '{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":7,"ts":%.3f,"dur":3.2,"args":{"correlation":%d,"External id":%d}}' % (ts + 1, n, n),
+                '{"ph":"X","cat":"kernel","name":"gemm_kernel_%d","pid":0,"tid":7,"ts":%.3f,"dur":8.75,"args":{"correlation":%d,"stream":7,"device":0}}' % (n % 17, ts + 5, n),
+                '{"ph":"s","cat":"ac2g","name":"ac2g","id":%d,"pid":1,"tid":7,"ts":%.3f}' % (n, ts + 1),
+                '{"ph":"f","cat":"ac2g","name":"ac2g","id":%d,"pid":0,"tid":7,"ts":%.3f,"bp":"e"}' % (n, ts + 5),
+            ]
+            chunk = (',\n' if not first else '') + ',\n'.join(recs)
+            first = False
+            f.write(chunk)
+            written += len(chunk)
+            ts += 15.0
+            n += 1
+        f.write('\n]}\n')
+
+
+def kineto_cases(args, binary, rows):
+    path = os.path.join(args.work, 'kineto-1g.json')
+    if not os.path.exists(path):
+        write_kineto(path, int(args.kineto_bytes))
+    nbytes = os.path.getsize(path)
+    label = 'Kineto trace.json (%.2f GB, synthetic)' % (nbytes / 1e9)
+    py = {m: median_runs([PY, '-c', PY_KINETO, path, m], args.runs, preexec=limit_memory) for m in ('on', 'off')}
+    for m in ('on', 'off'):
+        rows.append(case_row(label, 'python json.load + aggregation, GC %s' % m, py[m], nbytes, None))
+    if not tool_implemented(binary, 'summary', path):
+        rows.append((label, 'neuronlens call summary', 'not implemented in this build', '', '', ''))
+        return
+    r = median_runs([binary, 'call', 'summary', json.dumps({'path': path})], args.runs)
+    rows.append(case_row(label, 'neuronlens call summary (cold)', r, nbytes, py))
+
+
+class Server:
+    def __init__(self, binary):
+        self.p = subprocess.Popen([binary, 'serve'], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.n = 0
+        self.call('initialize', {'protocolVersion': '2025-11-25', 'capabilities': {},
+                                 'clientInfo': {'name': 'bench', 'version': '1'}})
+
+    def call(self, method, params=None):
+        self.n += 1
+        msg = {'jsonrpc': '2.0', 'id': self.n, 'method': method, 'params': params or {}}
+        self.p.stdin.write((json.dumps(msg) + '\n').encode())
+        self.p.stdin.flush()
+        while True:
+            line = self.p.stdout.readline()
+            m = json.loads(line)
+            if m.get('id') == self.n:
+                return m, len(line)
+
+    def rss(self):
+        with open('/proc/%d/status' % self.p.pid) as f:
+            return next(int(l.split()[1]) * 1024 for l in f if l.startswith('VmHWM'))
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
+def warm_cases(args, binary, gen, rows):
+    out = os.path.join(args.work, 'export-1M')
+    path = os.path.join(out, 'profile_nc0.json')
+    if not os.path.exists(path):
+        subprocess.run([gen, '--out', out, '--cores', '1', '--layers', '8', '--instructions-per-layer', '125000', '--quiet'],
+                       check=True)
+    s = Server(binary)
+    t0 = time.perf_counter()
+    first, _ = s.call('tools/call', {'name': 'summary', 'arguments': {'path': path}})
+    load = time.perf_counter() - t0
+    n_instr = first['result'].get('structuredContent', {}).get('instructions', 0)
+    label = 'warm calls, %d instructions (model cached)' % n_instr
+    rows.append((label, 'first summary (cold load)', fmt_time(load), '', fmt_mb(s.rss()), ''))
+    calls = [('orient', {'path': out}), ('summary', {'path': path}),
+             ('kernel-attribution', {'path': path, 'group_by': 'opcode'}),
+             ('trace-extract', {'path': path, 'kind': 'instruction', 'sort': 'duration'}),
+             ('collective-gaps', {'path': out})]
+    for tool, a in calls:
+        times, size, err = [], 0, None
+        for _ in range(21):
+            t0 = time.perf_counter()
+            r, size = s.call('tools/call', {'name': tool, 'arguments': a})
+            times.append(time.perf_counter() - t0)
+            if r.get('result', {}).get('isError'):
+                err = r['result']['content'][0]['text'][:80]
+                break
+        if err:
+            rows.append((label, tool, 'error: ' + err, '', '', ''))
+            continue
+        rows.append((label, tool, fmt_time(statistics.median(times[1:])), '', '', 'response %d B' % size))
+    rows.append((label, 'server peak RSS after all calls', '', '', fmt_mb(s.rss()), ''))
+    s.close()
+
+
+def startup_cases(args, binary, rows):
+    r = subprocess.run([PY, os.path.join(HERE, 'startup.py'), binary, '100'], capture_output=True, text=True, check=True)
+    for line in r.stdout.splitlines():
+        if line.startswith('| spawn') or line.startswith('| tools/list'):
+            cells = [c.strip() for c in line.strip('|').split('|')]
+            rows.append(('server over pipes (100 runs)', cells[0], '%s ms (p90 %s)' % (cells[1], cells[2]), '', '', ''))
+        if line.startswith('idle RSS'):
+            rows.append(('server over pipes (100 runs)', 'idle RSS', '', '', line.split(':')[1].split(';')[0].strip(), ''))
+
+
+def rank_cases(args, binary, gen, rows):
+    base = gen_export(gen, args.work, '8M')
+    for ranks in (1, 8, 32):
+        d = os.path.join(args.work, 'ranks-%d' % ranks)
+        if not os.path.exists(d):
+            for r in range(ranks):
+                rd = os.path.join(d, 'i-0bench%04d_pid_%d' % (r, 1000 + r))
+                os.makedirs(rd)
+                shutil.copy(base, os.path.join(rd, 'profile_nc0.json'))
+        label = 'multi-rank capture, %d rank(s) × 8 MB export' % ranks
+        r = median_runs([binary, 'call', 'orient', json.dumps({'path': d, 'max_rows': 10})], args.runs)
+        rows.append(case_row(label, 'orient', r, 0, None))
+        s = Server(binary)
+        t0 = time.perf_counter()
+        for k in range(ranks):
+            s.call('tools/call', {'name': 'summary', 'arguments': {'path': d, 'profile': 'rank%d/profile_nc0' % k}})
+        rows.append((label, 'summary of every rank (one server)', fmt_time(time.perf_counter() - t0), '',
+                     fmt_mb(s.rss()), ''))
+        s.close()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--build', default=os.path.join(ROOT, 'build'))
+    ap.add_argument('--work', default=os.path.join(tempfile.gettempdir(), 'nl-bench'))
+    ap.add_argument('--runs', type=int, default=5)
+    ap.add_argument('--sizes', default='1G,4G')
+    ap.add_argument('--kineto-bytes', default=str(1 << 30))
+    ap.add_argument('--out', default=os.path.join(HERE, 'RESULTS.md'))
+    ap.add_argument('--quick', action='store_true', help='small inputs, 3 runs: checks the harness, not a result')
+    args = ap.parse_args()
+    if args.quick:
+        args.runs, args.sizes, args.kineto_bytes = 3, '64M', str(64 << 20)
+    binary = os.path.join(args.build, 'neuronlens')
+    gen = os.path.join(args.build, 'bench', 'nl-gen-profile')
+    os.makedirs(args.work, exist_ok=True)
+    rows = []
+    started = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
+    for case in (startup_cases, lambda a, b, r: json_cases(a, b, gen, r), lambda a, b, r: kineto_cases(a, b, r),
+                 lambda a, b, r: warm_cases(a, b, gen, r), lambda a, b, r: rank_cases(a, b, gen, r)):
+        case(args, binary, rows)
+        print('\n'.join(' | '.join(row) for row in rows[-3:]), flush=True)
+    with open(args.out, 'w') as f:
+        f.write('# neuronlens benchmark results\n\n')
+        f.write('Generated by `bench/run_bench.py%s` on %s.\n\n' % (' --quick' if args.quick else '', started))
+        f.write('Machine: %s.\n\n' % machine_info())
+        f.write('Each number is the median of %d runs after one warm-up run; peak RSS is the process\'s own '
+                'high-water mark (wait4 ru_maxrss). Ratios compare with the baseline measured in the same run. '
+                'Inputs are synthetic (nl-gen-profile; the Kineto trace is written by this script).\n\n' % args.runs)
+        f.write('| input | case | wall | throughput | peak RSS | vs baseline |\n|---|---|---|---|---|---|\n')
+        for row in rows:
+            f.write('| %s |\n' % ' | '.join(row))
+    print('wrote', args.out)
+
+
+if __name__ == '__main__':
+    main()
