@@ -49,6 +49,10 @@ typedef struct nl_catalog_limits {
     int (*export_identity)(void *ctx, const char *path, uint64_t size, int64_t mtime_ns, char uuid_hex[33],
                            char *ntff_filename, size_t ntff_filename_cap);
     void *export_identity_ctx;
+    /* Optional: told the identity a peek established (complete: both keys found or the whole file read),
+     * so the caller can answer export_identity next time without a read. Same ctx. */
+    void (*export_identity_found)(void *ctx, const char *path, uint64_t size, int64_t mtime_ns, const char *uuid_hex,
+                                  const char *ntff_filename);
 } nl_catalog_limits;
 
 /* Fill `lim` with the NL_CATALOG_DEFAULT_* values. */

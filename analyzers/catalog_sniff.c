@@ -614,6 +614,10 @@ static void catalog_peek_export(sniff_ctx *s)
         off += got - overlap;
     }
     free(buf);
+    const nl_catalog_limits *lim = &s->cat->lim;
+    if (lim->export_identity_found && ((ps.header_done && ps.info_done) || f->size <= budget))
+        lim->export_identity_found(lim->export_identity_ctx, f->path, f->size, f->mtime_ns, f->has_uuid ? f->uuid_hex : "",
+                                   f->export_ntff_filename ? f->export_ntff_filename : "");
     if (!(ps.header_done && ps.info_done) && f->size > budget)
         catalog_note(s->cat, NL_NOTE_EXPORT_NOT_PEEKED, NL_NOTE_INFO, f->rel_path, NULL,
                      "identity keys not found in the first %llu bytes of a %llu-byte export",

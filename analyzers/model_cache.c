@@ -1,9 +1,25 @@
 /* model_cache — see model_cache.h.
  *
  * Entries form a doubly linked list in recency order (head = most recent). Each entry holds one
- * reference to its model; each nl_model_ref handed out holds another (the `shared` block counts them),
- * so eviction never frees a model in use. A loading entry has `loading` set; waiters sleep on `cv` and
- * re-check. Keys: the path as given plus st_size and st_mtim (ns) from stat(2) at lookup. */
+ * reference to its shared block — a device model, or for a file memo the object built from the file —
+ * and each nl_model_ref handed out holds another (`refs` counts them), so eviction never frees what is in
+ * use. A loading entry has `loading` set; waiters sleep on `cv` and re-check. Keys: the path as given,
+ * the memo key (NULL for a model) plus st_size and st_mtim (ns) from stat(2) at lookup.
+ *
+ * Model memos hang on the shared block, not on the entry, so they live exactly as long as the model: a
+ * model evicted while a call still holds it keeps its memos until the last reference goes. Each block
+ * has its own mutex for its memo list, so a build on one model never waits for another model's memo or
+ * for the cache table. Why memos at all: at 1M instructions every warm call used to recompute its
+ * analysis over all rows (device summary ≈ 300 ms, attribution ≈ 100 ms, show-session parse ≈ 450 ms);
+ * the results are pure functions of (model, arguments), so they are kept with the model.
+ *
+ * Invariants (the cache mutex guards the table, `bytes`, every block's `refs`, `bytes` and `cached`; a
+ * block's memo mutex guards its memo list and the memos' fields):
+ *   - c->bytes = Σ s->bytes over the blocks of the entries in the table;
+ *   - s->bytes = the model's (or file object's) bytes + Σ bytes of its finished memos;
+ *   - the two mutexes are never held together (memo bytes are published first under the memo mutex,
+ *     then added under the cache mutex), and no build or release of a memo runs under the memo mutex.
+ * Waits are sliced (WAIT_SLICE_NS) only to poll a waiter's cancel flag. */
 #include "model_cache.h"
 #include "neuron_json.h"
 
@@ -14,17 +30,36 @@
 #include <sys/stat.h>
 #include <time.h>
 
-typedef struct shared_model {
-    device_model *model;
+#define WAIT_SLICE_NS 20000000L /* a cancelled waiter notices within 20 ms */
+
+typedef struct memo {
+    struct memo *next;
+    void *obj;                  /* NULL while building */
+    nl_memo_release_fn release;
     size_t bytes;
-    unsigned refs; /* guarded by the cache mutex */
+    bool building;
+    char key[];
+} memo;
+
+typedef struct shared_model {
+    device_model *model;        /* a model entry */
+    void *obj;                  /* a file-memo entry: the object built from the file */
+    nl_memo_release_fn release;
+    size_t bytes;               /* cache mutex */
+    unsigned refs;              /* cache mutex */
+    bool cached;                /* an entry in the table holds this block; cache mutex */
+    pthread_mutex_t memo_lock;
+    pthread_cond_t memo_cv;     /* a memo build finished (or failed) */
+    memo *memos;                /* memo_lock */
+    size_t memo_count;          /* memo_lock; building ones included */
 } shared_model;
 
 typedef struct entry {
     struct entry *prev, *next;
     char *path;
+    char *key;                  /* NULL for a model, else the file memo's key */
     int64_t size, mtime_ns;
-    shared_model *shared; /* NULL while loading */
+    shared_model *shared;       /* NULL while loading */
     bool loading;
 } entry;
 
@@ -39,9 +74,44 @@ struct nl_model_cache {
 struct nl_model_ref {
     nl_model_cache *cache;
     shared_model *shared;
+    memo *own;                  /* memos past NL_MODEL_MEMO_MAX, built for this reference only */
     int was_cached;
     double load_ms;
 };
+
+static void cond_init_monotonic(pthread_cond_t *cv)
+{
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(cv, &attr);
+    pthread_condattr_destroy(&attr);
+}
+
+static bool is_cancelled(const atomic_int *cancel)
+{
+    return cancel && atomic_load_explicit(cancel, memory_order_relaxed);
+}
+
+/* Wait for a broadcast on cv (mutex held); -1 once *cancel is set. Without a flag, an unbounded wait. */
+static int wait_cancellable(pthread_cond_t *cv, pthread_mutex_t *lock, const atomic_int *cancel)
+{
+    if (!cancel) {
+        pthread_cond_wait(cv, lock);
+        return 0;
+    }
+    if (is_cancelled(cancel))
+        return -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_nsec += WAIT_SLICE_NS;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(cv, lock, &ts);
+    return is_cancelled(cancel) ? -1 : 0;
+}
 
 nl_model_cache *nl_model_cache_new(size_t max_entries, size_t max_bytes)
 {
@@ -49,18 +119,45 @@ nl_model_cache *nl_model_cache_new(size_t max_entries, size_t max_bytes)
     if (!c)
         return NULL;
     pthread_mutex_init(&c->lock, NULL);
-    pthread_cond_init(&c->cv, NULL);
+    cond_init_monotonic(&c->cv);
     c->max_entries = max_entries ? max_entries : NL_MODEL_CACHE_DEFAULT_ENTRIES;
     c->max_bytes = max_bytes ? max_bytes : NL_MODEL_CACHE_DEFAULT_BYTES;
     return c;
 }
 
+static shared_model *shared_new(void)
+{
+    shared_model *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    pthread_mutex_init(&s->memo_lock, NULL);
+    cond_init_monotonic(&s->memo_cv);
+    return s;
+}
+
+static void memo_list_free(memo *m)
+{
+    while (m) {
+        memo *next = m->next;
+        if (m->obj && m->release)
+            m->release(m->obj);
+        free(m);
+        m = next;
+    }
+}
+
+/* Last reference gone: nobody can be inside nl_model_ref_memo on this block, so no memo lock is needed. */
 static void shared_release_locked(shared_model *s)
 {
-    if (s && --s->refs == 0) {
-        device_model_free(s->model);
-        free(s);
-    }
+    if (!s || --s->refs)
+        return;
+    memo_list_free(s->memos);
+    device_model_free(s->model);
+    if (s->obj && s->release)
+        s->release(s->obj);
+    pthread_cond_destroy(&s->memo_cv);
+    pthread_mutex_destroy(&s->memo_lock);
+    free(s);
 }
 
 static void unlink_entry(nl_model_cache *c, entry *e)
@@ -84,9 +181,11 @@ static void drop_entry_locked(nl_model_cache *c, entry *e)
     c->entries--;
     if (e->shared) {
         c->bytes -= e->shared->bytes;
+        e->shared->cached = false;
         shared_release_locked(e->shared);
     }
     free(e->path);
+    free(e->key);
     free(e);
 }
 
@@ -103,10 +202,11 @@ void nl_model_cache_free(nl_model_cache *c)
     free(c);
 }
 
-static entry *find_locked(nl_model_cache *c, const char *path, int64_t size, int64_t mtime_ns)
+static entry *find_locked(nl_model_cache *c, const char *path, const char *key, int64_t size, int64_t mtime_ns)
 {
     for (entry *e = c->head; e; e = e->next)
-        if (e->size == size && e->mtime_ns == mtime_ns && !strcmp(e->path, path))
+        if (e->size == size && e->mtime_ns == mtime_ns && !strcmp(e->path, path) && !e->key == !key &&
+            (!key || !strcmp(e->key, key)))
             return e;
     return NULL;
 }
@@ -143,6 +243,48 @@ static double ms_since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
+static int stat_key(const char *path, int64_t *size, int64_t *mtime_ns)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    *size = (int64_t)st.st_size;
+    *mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+    return 0;
+}
+
+/* A new loading entry at the head (cache mutex held); NULL when out of memory. */
+static entry *add_loading_locked(nl_model_cache *c, const char *path, const char *key, int64_t size, int64_t mtime_ns)
+{
+    entry *e = calloc(1, sizeof *e);
+    if (!e || !(e->path = strdup(path)) || (key && !(e->key = strdup(key)))) {
+        if (e)
+            free(e->path);
+        free(e);
+        return NULL;
+    }
+    e->size = size;
+    e->mtime_ns = mtime_ns;
+    e->loading = true;
+    push_front(c, e);
+    c->entries++;
+    return e;
+}
+
+/* Publish a finished block into its entry (cache mutex held) and hand out the first reference. */
+static nl_model_ref *publish_locked(nl_model_cache *c, entry *e, shared_model *s, double ms, nl_error *err)
+{
+    s->refs = 1; /* the cache's own reference */
+    s->cached = true;
+    e->shared = s;
+    c->bytes += s->bytes;
+    nl_model_ref *r = make_ref(c, s, 0, ms);
+    if (!r)
+        nl_error_set(err, NL_ERR_NOMEM, e->path, -1, "out of memory");
+    evict_locked(c);
+    return r;
+}
+
 /* Load outside the lock, then publish (or discard on failure) and wake waiters. */
 static nl_model_ref *load_entry(nl_model_cache *c, entry *e, const nl_model_load_options *opt, nl_error *err)
 {
@@ -157,7 +299,7 @@ static nl_model_ref *load_entry(nl_model_cache *c, entry *e, const nl_model_load
     }
     device_model *model = NULL;
     int rc = neuron_json_read(e->path, &jopt, &model, err);
-    shared_model *s = rc ? NULL : calloc(1, sizeof *s);
+    shared_model *s = rc ? NULL : shared_new();
     double ms = ms_since(&t0);
     pthread_mutex_lock(&c->lock);
     c->loads++;
@@ -172,25 +314,19 @@ static nl_model_ref *load_entry(nl_model_cache *c, entry *e, const nl_model_load
     }
     s->model = model;
     s->bytes = device_model_bytes(model);
-    s->refs = 1; /* the cache's own reference */
-    e->shared = s;
-    c->bytes += s->bytes;
-    nl_model_ref *r = make_ref(c, s, 0, ms);
-    evict_locked(c);
-    return r;
+    return publish_locked(c, e, s, ms, err);
 }
 
 nl_model_ref *nl_model_cache_get(nl_model_cache *c, const char *path, const nl_model_load_options *opt, nl_error *err)
 {
-    struct stat st;
-    if (stat(path, &st) != 0) {
+    int64_t size, mtime_ns;
+    if (stat_key(path, &size, &mtime_ns)) {
         nl_error_set(err, NL_ERR_NOT_FOUND, path, -1, "cannot stat the export");
         return NULL;
     }
-    int64_t mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
     pthread_mutex_lock(&c->lock);
     for (;;) {
-        entry *e = find_locked(c, path, (int64_t)st.st_size, mtime_ns);
+        entry *e = find_locked(c, path, NULL, size, mtime_ns);
         if (e && e->loading) {
             pthread_cond_wait(&c->cv, &c->lock);
             continue; /* the loader may have failed and dropped the entry: look again */
@@ -204,18 +340,12 @@ nl_model_ref *nl_model_cache_get(nl_model_cache *c, const char *path, const nl_m
                 nl_error_set(err, NL_ERR_NOMEM, path, -1, "out of memory");
             return r;
         }
-        e = calloc(1, sizeof *e);
-        if (!e || !(e->path = strdup(path))) {
-            free(e);
+        e = add_loading_locked(c, path, NULL, size, mtime_ns);
+        if (!e) {
             pthread_mutex_unlock(&c->lock);
             nl_error_set(err, NL_ERR_NOMEM, path, -1, "out of memory");
             return NULL;
         }
-        e->size = (int64_t)st.st_size;
-        e->mtime_ns = mtime_ns;
-        e->loading = true;
-        push_front(c, e);
-        c->entries++;
         nl_model_ref *r = load_entry(c, e, opt, err);
         pthread_mutex_unlock(&c->lock);
         return r;
@@ -224,12 +354,11 @@ nl_model_ref *nl_model_cache_get(nl_model_cache *c, const char *path, const nl_m
 
 nl_model_ref *nl_model_cache_peek(nl_model_cache *c, const char *path)
 {
-    struct stat st;
-    if (stat(path, &st) != 0)
+    int64_t size, mtime_ns;
+    if (stat_key(path, &size, &mtime_ns))
         return NULL;
-    int64_t mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
     pthread_mutex_lock(&c->lock);
-    entry *e = find_locked(c, path, (int64_t)st.st_size, mtime_ns);
+    entry *e = find_locked(c, path, NULL, size, mtime_ns);
     nl_model_ref *r = e && !e->loading ? make_ref(c, e->shared, 1, 0) : NULL;
     pthread_mutex_unlock(&c->lock);
     return r;
@@ -238,6 +367,11 @@ nl_model_ref *nl_model_cache_peek(nl_model_cache *c, const char *path)
 const device_model *nl_model_ref_model(const nl_model_ref *r)
 {
     return r->shared->model;
+}
+
+const void *nl_model_ref_object(const nl_model_ref *r)
+{
+    return r->shared->obj;
 }
 
 int nl_model_ref_was_cached(const nl_model_ref *r)
@@ -254,6 +388,7 @@ void nl_model_ref_release(nl_model_ref *r)
 {
     if (!r)
         return;
+    memo_list_free(r->own); /* before the model they derive from can go */
     pthread_mutex_lock(&r->cache->lock);
     shared_release_locked(r->shared);
     pthread_mutex_unlock(&r->cache->lock);
@@ -266,4 +401,201 @@ uint64_t nl_model_cache_loads(nl_model_cache *c)
     uint64_t n = c->loads;
     pthread_mutex_unlock(&c->lock);
     return n;
+}
+
+size_t nl_model_cache_bytes(nl_model_cache *c)
+{
+    pthread_mutex_lock(&c->lock);
+    size_t n = c->bytes;
+    pthread_mutex_unlock(&c->lock);
+    return n;
+}
+
+/* ---- memos ------------------------------------------------------------------------------------------ */
+
+static memo *memo_find(memo *m, const char *key)
+{
+    for (; m; m = m->next)
+        if (!strcmp(m->key, key))
+            return m;
+    return NULL;
+}
+
+static memo *memo_new(const char *key, size_t len, nl_memo_release_fn release)
+{
+    memo *m = calloc(1, sizeof *m + len + 1);
+    if (m) {
+        memcpy(m->key, key, len + 1);
+        m->release = release;
+    }
+    return m;
+}
+
+/* Add a finished memo's bytes to its block and, while the block is in the table, to the cache. */
+static void memo_account(nl_model_cache *c, shared_model *s, size_t bytes)
+{
+    pthread_mutex_lock(&c->lock);
+    s->bytes += bytes;
+    if (s->cached) {
+        c->bytes += bytes;
+        evict_locked(c);
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* Over the per-model cap: build for this reference only. */
+static const void *memo_build_own(nl_model_ref *r, const char *key, size_t len, nl_memo_build_fn build,
+                                  nl_memo_release_fn release, void *ctx, nl_error *err)
+{
+    memo *m = memo_find(r->own, key);
+    if (m)
+        return m->obj;
+    if (!(m = memo_new(key, len, release))) {
+        nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (memo)");
+        return NULL;
+    }
+    m->obj = build(r->shared->model, ctx, &m->bytes, err);
+    if (!m->obj) {
+        free(m);
+        return NULL;
+    }
+    m->next = r->own;
+    r->own = m;
+    return m->obj;
+}
+
+const void *nl_model_ref_memo(nl_model_ref *r, const char *key, nl_memo_build_fn build, nl_memo_release_fn release,
+                              void *ctx, const atomic_int *cancel, nl_error *err)
+{
+    shared_model *s = r->shared;
+    size_t len = strlen(key);
+    if (!s->model) {
+        nl_error_set(err, NL_ERR_ARGUMENT, NULL, -1, "memo on a reference without a model");
+        return NULL;
+    }
+    if (len >= NL_MODEL_MEMO_KEY_MAX) {
+        nl_error_set(err, NL_ERR_ARGUMENT, NULL, -1, "memo key longer than %d bytes", NL_MODEL_MEMO_KEY_MAX - 1);
+        return NULL;
+    }
+    pthread_mutex_lock(&s->memo_lock);
+    memo *m;
+    while ((m = memo_find(s->memos, key)) && m->building) {
+        if (wait_cancellable(&s->memo_cv, &s->memo_lock, cancel)) {
+            pthread_mutex_unlock(&s->memo_lock);
+            nl_error_set(err, NL_ERR_CANCELLED, NULL, -1, "cancelled");
+            return NULL;
+        }
+    }
+    if (m) {
+        const void *obj = m->obj;
+        pthread_mutex_unlock(&s->memo_lock);
+        return obj;
+    }
+    if (s->memo_count >= NL_MODEL_MEMO_MAX) {
+        pthread_mutex_unlock(&s->memo_lock);
+        return memo_build_own(r, key, len, build, release, ctx, err);
+    }
+    if (!(m = memo_new(key, len, release))) {
+        pthread_mutex_unlock(&s->memo_lock);
+        nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (memo)");
+        return NULL;
+    }
+    m->building = true;
+    m->next = s->memos;
+    s->memos = m;
+    s->memo_count++;
+    pthread_mutex_unlock(&s->memo_lock);
+
+    size_t bytes = 0;
+    void *obj = build(s->model, ctx, &bytes, err);
+
+    pthread_mutex_lock(&s->memo_lock);
+    if (obj) {
+        m->obj = obj;
+        m->bytes = bytes;
+        m->building = false;
+    } else { /* not kept: unlink it, and the next caller builds */
+        memo **p = &s->memos;
+        while (*p != m)
+            p = &(*p)->next;
+        *p = m->next;
+        s->memo_count--;
+        free(m);
+    }
+    pthread_cond_broadcast(&s->memo_cv);
+    pthread_mutex_unlock(&s->memo_lock);
+    if (obj)
+        memo_account(r->cache, s, bytes);
+    return obj;
+}
+
+/* Build outside the lock, then publish (or drop the entry on failure) and wake waiters. */
+static nl_model_ref *file_memo_build(nl_model_cache *c, entry *e, nl_file_memo_build_fn build, nl_memo_release_fn release,
+                                     void *ctx, nl_error *err)
+{
+    pthread_mutex_unlock(&c->lock);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    size_t bytes = 0;
+    void *obj = build(e->path, ctx, &bytes, err);
+    shared_model *s = obj ? shared_new() : NULL;
+    double ms = ms_since(&t0);
+    pthread_mutex_lock(&c->lock);
+    e->loading = false;
+    pthread_cond_broadcast(&c->cv);
+    if (!s) {
+        if (obj) {
+            release(obj);
+            nl_error_set(err, NL_ERR_NOMEM, e->path, -1, "out of memory");
+        }
+        drop_entry_locked(c, e);
+        return NULL;
+    }
+    s->obj = obj;
+    s->release = release;
+    s->bytes = bytes;
+    return publish_locked(c, e, s, ms, err);
+}
+
+nl_model_ref *nl_model_cache_file_memo(nl_model_cache *c, const char *path, const char *key, nl_file_memo_build_fn build,
+                                       nl_memo_release_fn release, void *ctx, const atomic_int *cancel, nl_error *err)
+{
+    int64_t size, mtime_ns;
+    if (strlen(key) >= NL_MODEL_MEMO_KEY_MAX) {
+        nl_error_set(err, NL_ERR_ARGUMENT, path, -1, "memo key longer than %d bytes", NL_MODEL_MEMO_KEY_MAX - 1);
+        return NULL;
+    }
+    if (stat_key(path, &size, &mtime_ns)) {
+        nl_error_set(err, NL_ERR_NOT_FOUND, path, -1, "cannot stat the file");
+        return NULL;
+    }
+    pthread_mutex_lock(&c->lock);
+    for (;;) {
+        entry *e = find_locked(c, path, key, size, mtime_ns);
+        if (e && e->loading) {
+            if (wait_cancellable(&c->cv, &c->lock, cancel)) {
+                pthread_mutex_unlock(&c->lock);
+                nl_error_set(err, NL_ERR_CANCELLED, path, -1, "cancelled");
+                return NULL;
+            }
+            continue; /* the builder may have failed and dropped the entry: look again */
+        }
+        if (e) {
+            unlink_entry(c, e);
+            push_front(c, e);
+            nl_model_ref *r = make_ref(c, e->shared, 1, 0);
+            pthread_mutex_unlock(&c->lock);
+            if (!r)
+                nl_error_set(err, NL_ERR_NOMEM, path, -1, "out of memory");
+            return r;
+        }
+        if (!(e = add_loading_locked(c, path, key, size, mtime_ns))) {
+            pthread_mutex_unlock(&c->lock);
+            nl_error_set(err, NL_ERR_NOMEM, path, -1, "out of memory");
+            return NULL;
+        }
+        nl_model_ref *r = file_memo_build(c, e, build, release, ctx, err);
+        pthread_mutex_unlock(&c->lock);
+        return r;
+    }
 }

@@ -4,7 +4,8 @@
  *
  *   nl-gen-profile --out DIR [--seed N] [--layers N] [--cores N] [--instructions-per-layer N]
  *                  [--target-bytes SIZE] [--warmup-factor F] [--outlier-factor F] [--missing-dge]
- *                  [--no-source] [--demo] [--quiet]
+ *                  [--no-source] [--demo] [--capture] [--ranks N] [--executions N] [--kineto]
+ *                  [--kineto-target-bytes SIZE] [--quiet]
  *
  * The files and their rules: bench/README.md. This file only parses arguments into a gen_options (the
  * --demo base when given, else the defaults, then the explicit options on top), calls gen_write and, unless
@@ -30,7 +31,8 @@ static void gen_usage(FILE *f)
 {
     fputs("usage: nl-gen-profile --out DIR [--seed N] [--layers N] [--cores N] [--instructions-per-layer N]\n"
           "                      [--target-bytes SIZE] [--warmup-factor F] [--outlier-factor F]\n"
-          "                      [--missing-dge] [--no-source] [--demo] [--quiet]\n"
+          "                      [--missing-dge] [--no-source] [--demo] [--capture] [--ranks N]\n"
+          "                      [--executions N] [--kineto] [--kineto-target-bytes SIZE] [--quiet]\n"
           "Writes a deterministic SYNTHETIC Neuron profile set (full JSON export and summary-json per core,\n"
           "show-session trace text and -j JSON, expected.json ground truth) into DIR.\n"
           "  defaults             seed 1, 8 layers, 2 cores, 1000 instructions per layer\n"
@@ -39,7 +41,13 @@ static void gen_usage(FILE *f)
           "  --outlier-factor F   one random layer of 1..L-1 / base latency (1.0..10.0, default 1.7)\n"
           "  --missing-dge        drop DGE metadata (unknown variables, no aggregated records) and warn\n"
           "  --no-source          no nki_source_location on any instruction\n"
-          "  --demo               the demo profile of `neuronlens demo` (200 instructions per layer)\n",
+          "  --demo               the demo profile of `neuronlens demo` (200 instructions per layer)\n"
+          "  --capture            a system-profile capture directory per rank, i-0synthetic<R>_pid_<pid>/:\n"
+          "                       trace_info.pb, ntrace.pb, cpu_util.pb, host_mem.pb and the exports\n"
+          "  --ranks N            capture directories (1..256, default 1; above 1 needs --capture)\n"
+          "  --executions N       executions per rank, the first a warm-up (1..1000, default 3)\n"
+          "  --kineto             a PyTorch profiler trace.json per rank (top level without --capture)\n"
+          "  --kineto-target-bytes SIZE  size each trace.json to about SIZE (implies --kineto)\n",
           f);
 }
 
@@ -111,6 +119,12 @@ static int gen_parse_valued(gen_cli *cli, const char *a, const char *v)
     uint64_t n = 0;
     if (!strcmp(a, "--target-bytes"))
         return gen_parse_size(v, &cli->o.target_bytes) == 0 ? 0 : gen_bad_value(a, v);
+    if (!strcmp(a, "--kineto-target-bytes"))
+        return gen_parse_size(v, &cli->o.kineto_target_bytes) == 0 ? (cli->o.kineto = 1, 0) : gen_bad_value(a, v);
+    if (!strcmp(a, "--ranks"))
+        return gen_parse_u64(v, GEN_MAX_RANKS, &n) == 0 ? (cli->o.ranks = (int)n, 0) : gen_bad_value(a, v);
+    if (!strcmp(a, "--executions"))
+        return gen_parse_u64(v, GEN_MAX_EXECUTIONS, &n) == 0 ? (cli->o.executions = (int)n, 0) : gen_bad_value(a, v);
     if (!strcmp(a, "--warmup-factor"))
         return gen_parse_factor(v, &cli->o.warmup_factor) == 0 ? (cli->have_warmup = 1, 0) : gen_bad_value(a, v);
     if (!strcmp(a, "--outlier-factor"))
@@ -144,8 +158,13 @@ static int gen_parse_opt(gen_cli *cli, int argc, char **argv, int *i)
         return cli->o.demo = 1, 0;
     if (!strcmp(a, "--quiet"))
         return cli->quiet = 1, 0;
+    if (!strcmp(a, "--capture"))
+        return cli->o.capture = 1, 0;
+    if (!strcmp(a, "--kineto"))
+        return cli->o.kineto = 1, 0;
     static const char *const valued[] = {"--out", "--target-bytes", "--warmup-factor", "--outlier-factor", "--seed",
-                                         "--layers", "--cores", "--instructions-per-layer"};
+                                         "--layers", "--cores", "--instructions-per-layer", "--ranks",
+                                         "--executions", "--kineto-target-bytes"};
     size_t k = 0;
     while (k < sizeof valued / sizeof valued[0] && strcmp(a, valued[k]))
         k++;
@@ -172,6 +191,11 @@ static void gen_merge(const gen_cli *cli, gen_options *o)
     o->target_bytes = x->target_bytes;
     o->missing_dge = x->missing_dge;
     o->no_source = x->no_source;
+    o->capture = x->capture;
+    o->ranks = x->ranks;
+    o->executions = x->executions;
+    o->kineto = x->kineto;
+    o->kineto_target_bytes = x->kineto_target_bytes;
     if (cli->have_layers)
         o->layers = x->layers;
     if (cli->have_cores)
@@ -237,6 +261,20 @@ static void gen_report(const char *out, double secs)
            (long long)json_integer_value(json_object_get(p, "layers")),
            (long long)json_integer_value(json_object_get(p, "cores")),
            (long long)json_integer_value(json_object_get(p, "instructions_per_layer")), outlier, secs);
+    json_t *ranks = json_object_get(exp, "ranks"), *r0 = json_array_get(ranks, 0);
+    if (r0) {
+        json_t *tl = json_object_get(r0, "timeline"), *kin = json_object_get(r0, "kineto");
+        printf("nl-gen-profile: %zu rank(s)%s, %lld executions each; rank 0: device busy %lld ns, gaps %lld ns in all",
+               json_array_size(ranks), json_is_string(json_object_get(r0, "dir")) ? " in capture directories" : "",
+               (long long)json_integer_value(json_object_get(p, "executions")),
+               (long long)json_integer_value(json_object_get(tl, "device_busy_ns")),
+               (long long)json_integer_value(json_object_get(tl, "gap_total_ns")));
+        if (kin)
+            printf(", trace.json %lld bytes (%lld events)",
+                   (long long)json_integer_value(json_object_get(kin, "bytes")),
+                   (long long)json_integer_value(json_object_get(kin, "events")));
+        putchar('\n');
+    }
     json_decref(exp);
 }
 

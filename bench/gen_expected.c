@@ -219,15 +219,14 @@ static json_t *gen_records_json(const gen_core *c)
                      (json_int_t)(c->n_weights + 4));
 }
 
-json_t *gen_expected_core(const gen_core *c, uint64_t export_bytes)
+json_t *gen_expected_core(const gen_core *c, const char *export_rel, uint64_t export_bytes)
 {
     const gen_stats *st = &c->st;
     gen_jb jb = {0}, *b = &jb;
-    char file[64], sum[64], key[48];
-    snprintf(file, sizeof file, "profile_nc%d.json", c->nc);
+    char sum[64], key[48];
     snprintf(sum, sizeof sum, "summary_nc%d.json", c->nc);
     gen_export_summary_key(c, key);
-    json_t *o = json_pack("{sisssssssisIsIsIsIsfsI}", "nc", c->nc, "export", file, "summary_json", sum,
+    json_t *o = json_pack("{sisssssssisIsIsIsIsfsI}", "nc", c->nc, "export", export_rel, "summary_json", sum,
                           "summary_key", key, "cc_core", gen_trace_cc_core(c->nc), "export_bytes",
                           (json_int_t)export_bytes, "first_hw_timestamp", (json_int_t)0, "last_hw_timestamp",
                           (json_int_t)st->last_hw, "total_time_ns", (json_int_t)st->total_ns, "total_time_s", (double)st->total_ns / 1e9,
@@ -259,6 +258,199 @@ json_t *gen_expected_graph(const gen_core *c)
     return json_pack("{sisIsIsIsi}", "NC", c->nc, "CycleCount", (json_int_t)llround((double)c->st.total_ns * 1.4),
                      "TotalInstructionTraceCount", (json_int_t)c->st.n_instr, "EventsCount",
                      (json_int_t)(c->st.sem_updates + c->st.pending_dma + c->st.ham), "ErrorCount", 0);
+}
+
+/* ---- ranks: timeline, system profile, Kineto trace ---- */
+
+static json_t *gen_rank_execs(gen_jb *b, const gen_rank_plan *pl)
+{
+    json_t *a = gen_new(b, json_array());
+    for (int e = 0; e < pl->executions; e++) {
+        const gen_step *st = &pl->step[e];
+        char name[32];
+        snprintf(name, sizeof name, "ProfilerStep#%d", e);
+        json_t *x = json_pack("{sisbsIsIsIsIss}", "exec_id", e + 1, "warmup", e == 0, "start_ns",
+                              (json_int_t)st->dev_first, "end_ns", (json_int_t)st->dev_last, "span_ns",
+                              (json_int_t)(st->dev_last - st->dev_first), "busy_ns",
+                              (json_int_t)gen_plan_exec_busy(pl, e), "step", name);
+        gen_append(b, a, x);
+    }
+    return a;
+}
+
+static json_t *gen_rank_cores(gen_jb *b, const gen_rank_plan *pl, int64_t *sum)
+{
+    json_t *a = gen_new(b, json_array());
+    *sum = 0;
+    for (int k = 0; k < pl->cores; k++) {
+        json_t *spans = gen_new(b, json_array());
+        int64_t busy = 0;
+        for (int e = 0; e < pl->executions; e++) {
+            const gen_exec_core *x = gen_plan_ex(pl, e, k);
+            int64_t off = gen_plan_nc_offset(pl, k, e);
+            busy += x->dev_end - x->dev_start;
+            gen_append(b, spans, json_pack("{sisIsIsIsIsIsI}", "exec_id", e + 1, "start_ns", (json_int_t)x->dev_start,
+                                           "end_ns", (json_int_t)x->dev_end, "duration_ns",
+                                           (json_int_t)(x->dev_end - x->dev_start), "nc_start_ns",
+                                           (json_int_t)(x->dev_start - off), "nc_end_ns",
+                                           (json_int_t)(x->dev_end - off), "launch_latency_ns",
+                                           (json_int_t)(x->dev_start - x->sched - GEN_CAP_EXECUTE_AFTER_SCHED_NS)));
+        }
+        *sum += busy;
+        /* one core's executions never overlap, so its busy time is the sum of its spans */
+        gen_append(b, a, json_pack("{sisisisIsIso}", "nc", k, "worker_gid", k, "device_core_idx", k, "busy_ns",
+                                   (json_int_t)busy, "export_total_ns", (json_int_t)pl->core[k].total_ns, "spans",
+                                   spans));
+    }
+    return a;
+}
+
+static json_t *gen_rank_timeline(gen_jb *b, const gen_rank_plan *pl)
+{
+    int64_t busy = 0, sum = 0, gap_total = 0, gap_max = 0;
+    size_t ngaps = 0, cap = (size_t)pl->executions * (size_t)pl->cores;
+    int64_t *gaps = malloc(cap * sizeof *gaps);
+    if (!gaps || gen_plan_device_union(pl, &busy, gaps, cap, &ngaps) != 0) {
+        free(gaps);
+        b->bad = 1;
+        return NULL;
+    }
+    json_t *ga = gen_new(b, json_array());
+    for (size_t i = 0; i < ngaps && i < cap; i++) {
+        gen_append(b, ga, json_integer((json_int_t)gaps[i]));
+        gap_total += gaps[i];
+        gap_max = gaps[i] > gap_max ? gaps[i] : gap_max;
+    }
+    free(gaps);
+    json_t *loads = gen_new(b, json_array());
+    for (int k = 0; k < pl->cores; k++)
+        gen_append(b, loads, json_pack("{sisIsIsIsI}", "worker_gid", k, "start_ns", (json_int_t)pl->load_start[k],
+                                       "end_ns", (json_int_t)(pl->load_start[k] + pl->load_dur[k]), "duration_ns",
+                                       (json_int_t)pl->load_dur[k], "weight_bytes",
+                                       (json_int_t)pl->core[k].weight_bytes));
+    json_t *o = gen_new(b, json_pack("{sIsIsIsisisIsI}", "start_ns", (json_int_t)pl->t0, "end_ns",
+                                     (json_int_t)pl->end, "model_id", (json_int_t)pl->model_id, "export_execution",
+                                     GEN_CAP_EXPORT_EXECUTION, "ops_per_step", (int)pl->ops, "warmup_extra_ns",
+                                     (json_int_t)GEN_CAP_WARMUP_EXTRA_NS, "drift_ns_per_execution",
+                                     (json_int_t)GEN_CAP_DRIFT_NS));
+    gen_set(b, o, "neff_path", json_string(GEN_NEFF_NAME));
+    gen_set(b, o, "main_thread", json_integer((json_int_t)gen_plan_tid_main(pl)));
+    gen_set(b, o, "executions", gen_rank_execs(b, pl));
+    gen_set(b, o, "nc_exec_running", gen_rank_cores(b, pl, &sum));
+    gen_set(b, o, "device_busy_ns", json_integer((json_int_t)busy));
+    gen_set(b, o, "device_sum_ns", json_integer((json_int_t)sum));
+    gen_set(b, o, "gaps_ns", ga);
+    gen_set(b, o, "gap_total_ns", json_integer((json_int_t)gap_total));
+    gen_set(b, o, "gap_max_ns", json_integer((json_int_t)gap_max));
+    gen_set(b, o, "nrt_load", loads);
+    return o;
+}
+
+static json_t *gen_rank_system(gen_jb *b, const gen_rank_plan *pl, const gen_sys_stats *st)
+{
+    char path[160];
+    json_t *files = gen_new(b, json_object());
+    static const char *const names[4] = {"trace_info.pb", "ntrace.pb", "cpu_util.pb", "host_mem.pb"};
+    static const char *const keys[4] = {"trace_info", "ntrace", "cpu_util", "host_mem"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", pl->dir, names[i]);
+        gen_set(b, files, keys[i], json_string(path));
+    }
+    json_t *counts = gen_new(b, json_object());
+    for (int t = 0; t < GEN_EV_COUNT; t++) {
+        const gen_ev_count *c = &st->ev[t];
+        gen_set(b, counts, gen_ev_name((gen_ev)t),
+                json_pack("{sIsIsIsI}", "records", (json_int_t)(c->begins + c->ends + c->instants), "begin",
+                          (json_int_t)c->begins, "end", (json_int_t)c->ends, "instant", (json_int_t)c->instants));
+    }
+    json_t *o = gen_new(b, json_object());
+    gen_set(b, o, "files", files);
+    gen_set(b, o, "records", json_pack("{sIsIsI}", "ntrace", (json_int_t)st->ntrace_records, "cpu_util",
+                                       (json_int_t)st->cpu_records, "host_mem", (json_int_t)st->mem_records));
+    gen_set(b, o, "bytes", json_pack("{sIsIsIsI}", "trace_info", (json_int_t)st->bytes_trace_info, "ntrace",
+                                     (json_int_t)st->bytes_ntrace, "cpu_util", (json_int_t)st->bytes_cpu_util,
+                                     "host_mem", (json_int_t)st->bytes_host_mem));
+    gen_set(b, o, "event_counts", counts);
+    gen_set(b, o, "workers", json_integer(pl->cores));
+    gen_set(b, o, "sync", json_pack("{sIsIsIsI}", "points", (json_int_t)st->ev[GEN_EV_TIMESTAMP_SYNC_POINT].instants,
+                                    "groups", (json_int_t)pl->executions * pl->cores, "max_abs_error_ns",
+                                    (json_int_t)0, "drift_ns_per_execution", (json_int_t)GEN_CAP_DRIFT_NS));
+    gen_set(b, o, "copies", json_pack("{sIsIsI}", "h2d_input_bytes", (json_int_t)st->h2d_bytes, "d2h_output_bytes",
+                                      (json_int_t)st->d2h_bytes, "weight_bytes", (json_int_t)st->weight_bytes));
+    gen_set(b, o, "cpu", json_pack("{sisIsIsIsfsisIsIsI}", "cpus", GEN_CAP_CPUS, "samples",
+                                   (json_int_t)st->cpu_samples, "records", (json_int_t)st->cpu_records,
+                                   "omitted_util_records", (json_int_t)st->cpu_util_omitted, "max_pct",
+                                   st->cpu_max_pct, "max_cpu", st->cpu_max_id, "max_at_ns",
+                                   (json_int_t)st->cpu_max_at_ns, "first_sample_ns", (json_int_t)st->first_sample_ns,
+                                   "last_sample_ns", (json_int_t)st->last_sample_ns));
+    gen_set(b, o, "host_mem", json_pack("{sIsIsIsI}", "samples", (json_int_t)st->mem_records, "min_bytes",
+                                        (json_int_t)st->mem_min, "max_bytes", (json_int_t)st->mem_max, "total_bytes",
+                                        (json_int_t)st->mem_total));
+    return o;
+}
+
+static json_t *gen_rank_kineto(gen_jb *b, const gen_rank_plan *pl, const gen_kin_stats *st, const char *rel)
+{
+    json_t *cats = gen_new(b, json_object()), *phs = gen_new(b, json_object()), *steps = gen_new(b, json_array());
+    for (int c = 0; c < GEN_KC_COUNT; c++)
+        gen_set(b, cats, gen_kcat_name((gen_kcat)c), json_integer((json_int_t)st->cat[c]));
+    for (int p = 0; p < GEN_KP_COUNT; p++)
+        gen_set(b, phs, gen_kph_name((gen_kph)p), json_integer((json_int_t)st->ph[p]));
+    for (int e = 0; e < pl->executions; e++) {
+        const gen_step *s = &pl->step[e];
+        char name[32];
+        snprintf(name, sizeof name, "ProfilerStep#%d", e);
+        /* each step holds exactly its own execution on every core */
+        gen_append(b, steps, json_pack("{sssIsIsIsI}", "name", name, "start_ns", (json_int_t)s->start, "end_ns",
+                                       (json_int_t)s->end, "dur_ns", (json_int_t)(s->end - s->start), "device_busy_ns",
+                                       (json_int_t)gen_plan_exec_busy(pl, e)));
+    }
+    int64_t busy = 0;
+    size_t ngaps = 0;
+    if (gen_plan_device_union(pl, &busy, NULL, 0, &ngaps) != 0)
+        b->bad = 1;
+    json_t *o = gen_new(b, json_pack("{sssIsIsIsI}", "file", rel, "bytes", (json_int_t)st->bytes, "base_time_ns",
+                                     (json_int_t)st->base_ns, "events", (json_int_t)st->events,
+                                     "events_without_category", (json_int_t)st->no_cat));
+    gen_set(b, o, "by_category", cats);
+    gen_set(b, o, "by_phase", phs);
+    gen_set(b, o, "steps", steps);
+    gen_set(b, o, "compiled_regions", json_integer((json_int_t)st->compiled_regions));
+    gen_set(b, o, "compiled_region_ns", json_integer((json_int_t)st->compiled_region_ns));
+    gen_set(b, o, "device_events", json_integer((json_int_t)st->device_events));
+    gen_set(b, o, "launch_op", json_string(GEN_KINETO_LAUNCH_OP));
+    gen_set(b, o, "per_op_device_ns",
+            json_pack("{sI}", GEN_KINETO_LAUNCH_OP, (json_int_t)st->launch_op_device_ns));
+    /* the launch op is the only op with device time, so its union is the whole device union */
+    gen_set(b, o, "per_op_device_union_ns", json_pack("{sI}", GEN_KINETO_LAUNCH_OP, (json_int_t)busy));
+    gen_set(b, o, "device_busy_ns", json_integer((json_int_t)busy));
+    gen_set(b, o, "flow_latency_ns", json_pack("{sIsI}", "min", (json_int_t)st->latency_min_ns, "max",
+                                               (json_int_t)st->latency_max_ns));
+    return o;
+}
+
+json_t *gen_expected_rank(const gen_rank_plan *pl, const gen_sys_stats *sys, const gen_kin_stats *kin,
+                          const char *kineto_rel)
+{
+    gen_jb jb = {0}, *b = &jb;
+    json_t *o = gen_new(b, json_pack("{sisIssss}", "rank", pl->rank, "pid", (json_int_t)pl->pid, "instance_id",
+                                     pl->instance, "dir", pl->dir));
+    if (!sys)
+        gen_set(b, o, "dir", json_null());
+    json_t *ex = gen_new(b, json_array());
+    for (int k = 0; k < pl->cores; k++) {
+        char f[160];
+        snprintf(f, sizeof f, "%s/profile_nc%d.json", pl->dir, k);
+        if (sys)
+            gen_append(b, ex, json_string(f));
+    }
+    gen_set(b, o, "exports", ex);
+    gen_set(b, o, "timeline", gen_rank_timeline(b, pl));
+    if (sys)
+        gen_set(b, o, "system", gen_rank_system(b, pl, sys));
+    if (kin)
+        gen_set(b, o, "kineto", gen_rank_kineto(b, pl, kin, kineto_rel));
+    return gen_done(b, o);
 }
 
 /* ---- the document ---- */
@@ -341,15 +533,33 @@ static json_t *gen_collectives_json(gen_jb *b, const gen_params *p, const gen_pl
 static json_t *gen_files_json(gen_jb *b, const gen_params *p)
 {
     json_t *ex = gen_new(b, json_array()), *sj = gen_new(b, json_array());
+    char dir[64] = "";
+    if (p->capture)
+        gen_rank_dir_name(0, p->ranks, dir, sizeof dir);
     for (int nc = 0; nc < p->cores; nc++) {
-        char f[64];
-        snprintf(f, sizeof f, "profile_nc%d.json", nc);
+        char f[160];
+        snprintf(f, sizeof f, "%s%sprofile_nc%d.json", dir, dir[0] ? "/" : "", nc);
         gen_append(b, ex, json_string(f));
         snprintf(f, sizeof f, "summary_nc%d.json", nc);
         gen_append(b, sj, json_string(f));
     }
-    return json_pack("{sosossss}", "exports", ex, "summary_json", sj, "show_session_trace",
-                     "show_session_trace.txt", "show_session_json", "show_session.json");
+    json_t *o = json_pack("{sosossss}", "exports", ex, "summary_json", sj, "show_session_trace",
+                          "show_session_trace.txt", "show_session_json", "show_session.json");
+    if (p->capture || p->kineto) {
+        json_t *dirs = gen_new(b, json_array()), *traces = gen_new(b, json_array());
+        for (int r = 0; r < p->ranks; r++) {
+            char d[64], t[96];
+            gen_rank_dir_name(r, p->ranks, d, sizeof d);
+            if (p->capture)
+                gen_append(b, dirs, json_string(d));
+            snprintf(t, sizeof t, "%s%strace.json", p->capture ? d : "", p->capture ? "/" : "");
+            if (p->kineto)
+                gen_append(b, traces, json_string(t));
+        }
+        gen_set(b, o, "capture_dirs", dirs);
+        gen_set(b, o, "kineto", traces);
+    }
+    return o;
 }
 
 static json_t *gen_definitions_json(void)
@@ -389,6 +599,33 @@ static json_t *gen_definitions_json(void)
         "index; the decoy CC-core has the highest index but only two");
 }
 
+static json_t *gen_rank_definitions_json(void)
+{
+    return json_pack(
+        "{ssssssssssssssssssss}", "time",
+        "timeline, system and kineto times are unix ns on the host clock; trace.json ts/dur are us with 3 decimals "
+        "relative to baseTimeNanoseconds, so unix ns = baseTimeNanoseconds + ts x 1000 exactly",
+        "nc_exec_running", "per core (nc_idx = device_core_idx = worker_gid), one span per execution; duration = "
+        "the core's export total_ns (last_hw_timestamp - first_hw_timestamp), + warmup_extra_ns for exec_id 1; "
+        "host ns of export timestamp t during execution e = start_ns + t",
+        "device_busy_ns", "length of the union of all cores' nc_exec_running intervals (formats.md 11.9), never a "
+        "sum (device_sum_ns); executions[].busy_ns is the union of one execution's cores",
+        "gaps_ns", "the holes of that union in time order: one per pair of consecutive executions (the last "
+        "core's end of one to the first core's start of the next)",
+        "launch_latency_ns", "nrt_execute begin to nc_exec_running begin on the same nc_idx",
+        "sync", "per (exec_id, nc_idx) one timestamp_sync_point; cpu_timestamp_ns + (nc_timestamp_ns - "
+        "sync.nc_timestamp_ns) equals the record's f2 for both ends of nc_exec_running (max_abs_error_ns 0); the "
+        "device clock drifts drift_ns_per_execution per execution, so another execution's sync point is off by a "
+        "multiple of it",
+        "cpu", "12 CPUs sampled at 1 Hz; f1 omitted when 0 (omitted_util_records), the first timestamp all 0; "
+        "max_pct is the largest float32 written, as a double",
+        "per_op_device_ns", "each privateuse1_driver event's correlation id names one privateuse1_runtime "
+        "nrta_execute_schedule, whose enclosing cpu_op is the launch op; the op's device time is the sum of its "
+        "device events (per_op_device_union_ns: their union)",
+        "flow_latency_ns", "ac2g f (device event start) minus s (the schedule call's start) of the same id",
+        "steps", "ProfilerStep#N spans (N = exec_id - 1); device_busy_ns = union of the device events inside");
+}
+
 /* Write and release doc; doc NULL or bad = out of memory. */
 static int gen_dump(gen_jb *b, json_t *doc, const char *path, gen_err *err)
 {
@@ -406,10 +643,13 @@ static int gen_dump(gen_jb *b, json_t *doc, const char *path, gen_err *err)
     return 0;
 }
 
-int gen_expected_write(const char *path, const gen_params *p, const gen_plan *plan, json_t *cores, gen_err *err)
+int gen_expected_write(const char *path, const gen_params *p, const gen_plan *plan, json_t *cores, json_t *ranks,
+                       gen_err *err)
 {
     gen_jb jb = {0}, *b = &jb;
     if (!cores || json_array_size(cores) != (size_t)p->cores)
+        b->bad = 1;
+    if ((p->capture || p->kineto) && (!ranks || json_array_size(ranks) != (size_t)p->ranks))
         b->bad = 1;
     json_t *params = json_pack("{sisisIsbsbsbsIsfsf}", "layers", p->layers, "cores", p->cores,
                                "instructions_per_layer", (json_int_t)p->ipl, "missing_dge", p->missing_dge,
@@ -419,11 +659,22 @@ int gen_expected_write(const char *path, const gen_params *p, const gen_plan *pl
     json_t *doc = gen_new(b, json_pack("{sssisbsssIso}", "generator", "nl-gen-profile", "format_version", 1,
                                        "synthetic", 1, "note", GEN_SYNTHETIC_NOTE, "seed", (json_int_t)p->seed,
                                        "params", params));
+    gen_set(b, params, "capture", json_boolean(p->capture));
+    gen_set(b, params, "ranks", json_integer(p->ranks));
+    gen_set(b, params, "executions", json_integer(p->executions));
+    gen_set(b, params, "kineto", json_boolean(p->kineto));
+    gen_set(b, params, "kineto_target_bytes", json_integer((json_int_t)p->kineto_target_bytes));
+    gen_set(b, params, "kineto_ops_per_step", json_integer((json_int_t)p->kineto_ops));
     gen_set(b, doc, "files", gen_files_json(b, p));
-    gen_set(b, doc, "definitions", gen_definitions_json());
+    json_t *defs = gen_new(b, gen_definitions_json());
+    if (p->capture || p->kineto)
+        gen_set(b, defs, "ranks", gen_rank_definitions_json());
+    gen_set(b, doc, "definitions", defs);
     gen_set(b, doc, "layers", gen_layers_json(b, p, plan));
     gen_set(b, doc, "collectives", gen_collectives_json(b, p, plan));
     gen_set(b, doc, "cores", cores);
+    if (ranks)
+        gen_set(b, doc, "ranks", ranks);
     return gen_dump(b, doc, path, err);
 }
 

@@ -207,6 +207,27 @@ int gen_params_check(const gen_params *p, gen_err *err)
                     GEN_MAX_FACTOR, p->warmup_factor, p->outlier_factor);
         return -1;
     }
+    if (p->ranks < 1 || p->ranks > GEN_MAX_RANKS) {
+        gen_err_set(err, "ranks must be 1..%d (got %d)", GEN_MAX_RANKS, p->ranks);
+        return -1;
+    }
+    if (p->ranks > 1 && !p->capture) {
+        gen_err_set(err, "ranks above 1 need capture (one capture directory per rank)");
+        return -1;
+    }
+    if (p->executions < 1 || p->executions > GEN_MAX_EXECUTIONS) {
+        gen_err_set(err, "executions must be 1..%d (got %d)", GEN_MAX_EXECUTIONS, p->executions);
+        return -1;
+    }
+    if (p->kineto_target_bytes && !p->kineto) {
+        gen_err_set(err, "kineto target bytes need kineto");
+        return -1;
+    }
+    if (p->kineto_target_bytes > GEN_MAX_KINETO_BYTES) {
+        gen_err_set(err, "kineto target bytes must be at most %llu (got %llu)",
+                    (unsigned long long)GEN_MAX_KINETO_BYTES, (unsigned long long)p->kineto_target_bytes);
+        return -1;
+    }
     return 0;
 }
 

@@ -47,6 +47,9 @@ typedef struct gen_params {
     int missing_dge, no_source, demo;
     uint64_t target_bytes; /* 0 = unused; else ipl was derived from it */
     double warmup_factor, outlier_factor; /* layer 0 and the outlier layer, x the base latency */
+    int capture, ranks, executions, kineto; /* gen_capture.h */
+    uint64_t kineto_target_bytes;           /* 0 = unused; else kineto_ops was derived from it */
+    uint32_t kineto_ops;                    /* host ops before each step's compiled region */
 } gen_params;
 
 /* What all cores share: the per-layer latencies and the fixed phase lengths. */

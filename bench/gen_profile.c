@@ -3,15 +3,21 @@
  *
  * Files (formats.md): per core K, profile_nc<K>.json (full JSON export, §4) and summary_nc<K>.json
  * (summary-json, §5.1); for all cores, show_session_trace.txt (show-session --show-trace text, §6),
- * show_session.json (show-session -j) and expected.json (the ground truth, gen_expected.c).
+ * show_session.json (show-session -j) and expected.json (the ground truth, gen_expected.c). With capture,
+ * per rank a capture directory (§1.1) with the system profile (§9, gen_system.c) and the exports (the same
+ * bytes in every rank, not at the top level); with kineto, per rank a trace.json (§10, gen_kineto.c).
+ * Both follow one host timeline per rank (gen_capture.c), built after every core is written because it
+ * needs each core's total time.
  *
  * Determinism: the output depends only on the options (not on out_dir, the time, the host or the thread);
  * the same options give byte-identical files. target_bytes replaces instructions_per_layer: two small
  * counting runs of core 0 (nothing written) measure bytes per instruction and the per-layer count is
- * extrapolated so that each profile_nc<K>.json is close to the target.
+ * extrapolated so that each profile_nc<K>.json is close to the target. kineto_target_bytes does the same
+ * for the host ops per step of rank 0's trace.json (its gaps between executions grow with them).
  *
  * Memory: cores are built, written and freed one at a time, so a run holds one core's arrays (~250 bytes
- * per instruction) plus small per-core summaries. The run context (plan, core, trace writer: ~40 KiB of
+ * per instruction) plus small per-core summaries; ranks likewise (one rank's timeline and one worker's
+ * ntrace records at a time; trace.json is streamed). The run context (plan, core, trace writer: ~40 KiB of
  * fixed arrays) lives on the heap, so callers on small worker-thread stacks are fine.
  *
  * Thread safety: all state is in the gen_run of one call; the library has no mutable statics and uses
@@ -24,10 +30,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gen_capture.h"
 #include "gen_expected.h"
 #include "gen_export.h"
+#include "gen_kineto.h"
 #include "gen_model.h"
 #include "gen_out.h"
+#include "gen_system.h"
 #include "gen_trace.h"
 
 #define GEN_DEFAULT_SEED 1
@@ -38,6 +47,8 @@
 #define GEN_DEFAULT_WARMUP_FACTOR 1.8
 #define GEN_DEFAULT_OUTLIER_FACTOR 1.7
 #define GEN_CALIBRATE_IPL 2000u
+#define GEN_CALIBRATE_OPS 400u
+#define GEN_DEFAULT_EXECUTIONS 3
 #define GEN_PATH_MAX 4096
 
 void gen_options_default(gen_options *o)
@@ -49,6 +60,8 @@ void gen_options_default(gen_options *o)
     o->instructions_per_layer = GEN_DEFAULT_IPL;
     o->warmup_factor = GEN_DEFAULT_WARMUP_FACTOR;
     o->outlier_factor = GEN_DEFAULT_OUTLIER_FACTOR;
+    o->ranks = 1;
+    o->executions = GEN_DEFAULT_EXECUTIONS;
 }
 
 void gen_options_demo(gen_options *o)
@@ -64,7 +77,9 @@ typedef struct gen_run {
     gen_core core;
     gen_out trace;
     int trace_open;
-    json_t *cores, *graphs;
+    json_t *cores, *graphs, *ranks;
+    gen_core_info info[GEN_MAX_CORES]; /* what the rank timelines need of each core */
+    gen_rank_plan rank_plan;
     int64_t first_cc_ts[2 * GEN_MAX_LAYERS + 2];
     unsigned first_n_cc;
     const char *dir;
@@ -146,19 +161,36 @@ static int gen_path(gen_run *r, char *dst, size_t cap, const char *name)
     return 0;
 }
 
+/* The export of core nc: at the top level, or (capture) the same bytes in every rank's directory. Its path
+ * relative to the output directory (rank 0's with capture) goes to rel. */
+static int gen_write_exports(gen_run *r, const gen_core *c, uint64_t *bytes, char *rel, size_t relcap)
+{
+    char name[160], path[GEN_PATH_MAX];
+    int ranks = r->p.capture ? r->p.ranks : 1;
+    for (int k = 0; k < ranks; k++) {
+        char dir[64] = "";
+        if (r->p.capture)
+            gen_rank_dir_name(k, r->p.ranks, dir, sizeof dir);
+        snprintf(name, sizeof name, "%s%sprofile_nc%d.json", dir, dir[0] ? "/" : "", c->nc);
+        if (k == 0)
+            snprintf(rel, relcap, "%s", name);
+        if (gen_path(r, path, sizeof path, name) != 0 || gen_export_write(c, path, bytes, r->err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int gen_one_core(gen_run *r, int nc)
 {
-    char name[64], path[GEN_PATH_MAX];
+    char name[64], path[GEN_PATH_MAX], rel[160];
     if (gen_core_build(&r->p, &r->plan, nc, &r->core) != 0) {
         gen_err_set(r->err, "out of memory while building core %d (%u instructions per layer)", nc, r->p.ipl);
         return -1;
     }
     gen_core *c = &r->core;
     uint64_t bytes = 0;
-    snprintf(name, sizeof name, "profile_nc%d.json", nc);
-    int rc = gen_path(r, path, sizeof path, name);
-    if (rc == 0)
-        rc = gen_export_write(c, path, &bytes, r->err);
+    r->info[nc] = (gen_core_info){c->st.total_ns, c->st.weight_size};
+    int rc = gen_write_exports(r, c, &bytes, rel, sizeof rel);
     snprintf(name, sizeof name, "summary_nc%d.json", nc);
     if (rc == 0)
         rc = gen_path(r, path, sizeof path, name);
@@ -167,7 +199,7 @@ static int gen_one_core(gen_run *r, int nc)
     if (rc == 0) {
         gen_trace_core(&r->trace, c);
         /* a NULL (out of memory) fails the append, and gen_expected_write sees a short array */
-        json_array_append_new(r->cores, gen_expected_core(c, bytes));
+        json_array_append_new(r->cores, gen_expected_core(c, rel, bytes));
         json_array_append_new(r->graphs, gen_expected_graph(c));
         if (nc == 0) {
             memcpy(r->first_cc_ts, c->cc_ts, c->n_cc * sizeof c->cc_ts[0]);
@@ -178,14 +210,97 @@ static int gen_one_core(gen_run *r, int nc)
     return rc;
 }
 
+/* Bytes of rank 0's trace.json with `ops` host ops per step, without writing anything; 0 on failure. */
+static uint64_t gen_measure_kineto(gen_run *r, uint32_t ops)
+{
+    gen_kin_stats st;
+    uint64_t bytes = 0;
+    if (gen_rank_plan_build(&r->p, r->info, 0, ops, &r->rank_plan) != 0) {
+        gen_err_set(r->err, "out of memory while sizing trace.json");
+        return 0;
+    }
+    if (gen_kineto_write(&r->rank_plan, NULL, &st, r->err) == 0)
+        bytes = st.bytes;
+    gen_rank_plan_free(&r->rank_plan);
+    return bytes;
+}
+
+/* kineto_target_bytes → host ops per step, by two counting runs (trace.json grows linearly with them). */
+static int gen_calibrate_kineto(gen_run *r)
+{
+    uint32_t n1 = GEN_CALIBRATE_OPS / 2, n2 = GEN_CALIBRATE_OPS;
+    uint64_t s1 = gen_measure_kineto(r, n1), s2 = s1 ? gen_measure_kineto(r, n2) : 0;
+    if (!s1 || !s2 || s2 <= s1) {
+        gen_err_set(r->err, "cannot size trace.json for kineto_target_bytes");
+        return -1;
+    }
+    double per = (double)(s2 - s1) / (n2 - n1);
+    double ops = n1 + ((double)r->p.kineto_target_bytes - (double)s1) / per;
+    if (ops < 1)
+        ops = 1;
+    if (ops > GEN_CAP_MAX_OPS)
+        ops = GEN_CAP_MAX_OPS;
+    r->p.kineto_ops = (uint32_t)ops;
+    return 0;
+}
+
+/* One rank: its timeline, then its system profile (capture) and trace.json (kineto), then its part of
+ * expected.json. */
+static int gen_one_rank(gen_run *r, int rank)
+{
+    char dir[64], rel[160], path[GEN_PATH_MAX];
+    gen_sys_stats sys;
+    gen_kin_stats kin;
+    gen_rank_plan *pl = &r->rank_plan;
+    if (gen_rank_plan_build(&r->p, r->info, rank, r->p.kineto_ops, pl) != 0) {
+        gen_err_set(r->err, "out of memory while planning rank %d", rank);
+        return -1;
+    }
+    gen_rank_dir_name(rank, r->p.ranks, dir, sizeof dir);
+    int rc = 0;
+    if (r->p.capture) {
+        rc = gen_path(r, path, sizeof path, dir);
+        if (rc == 0)
+            rc = gen_system_write(pl, path, &sys, r->err);
+    }
+    snprintf(rel, sizeof rel, "%s%strace.json", r->p.capture ? dir : "", r->p.capture ? "/" : "");
+    if (rc == 0 && r->p.kineto) {
+        rc = gen_path(r, path, sizeof path, rel);
+        if (rc == 0)
+            rc = gen_kineto_write(pl, path, &kin, r->err);
+    }
+    if (rc == 0) /* a NULL (out of memory) fails the append, and gen_expected_write sees a short array */
+        json_array_append_new(r->ranks, gen_expected_rank(pl, r->p.capture ? &sys : NULL,
+                                                          r->p.kineto ? &kin : NULL, rel));
+    gen_rank_plan_free(pl);
+    return rc;
+}
+
+static int gen_ranks(gen_run *r)
+{
+    if (!r->p.capture && !r->p.kineto)
+        return 0;
+    if (r->p.kineto_target_bytes && gen_calibrate_kineto(r) != 0)
+        return -1;
+    r->ranks = json_array();
+    if (!r->ranks) {
+        gen_err_set(r->err, "out of memory");
+        return -1;
+    }
+    for (int k = 0; k < r->p.ranks; k++)
+        if (gen_one_rank(r, k) != 0)
+            return -1;
+    return 0;
+}
+
 static int gen_finish(gen_run *r)
 {
     char path[GEN_PATH_MAX];
     gen_trace_decoy(&r->trace, &r->p, r->first_cc_ts, r->first_n_cc);
     r->trace_open = 0;
     int rc = gen_out_close(&r->trace, r->err);
-    json_t *graphs = r->graphs, *cores = r->cores;
-    r->graphs = r->cores = NULL;
+    json_t *graphs = r->graphs, *cores = r->cores, *ranks = r->ranks;
+    r->graphs = r->cores = r->ranks = NULL;
     /* both writers steal their array, so each array is released exactly once on every path */
     if (gen_path(r, path, sizeof path, "show_session.json") != 0) {
         json_decref(graphs);
@@ -195,8 +310,9 @@ static int gen_finish(gen_run *r)
     }
     if (gen_path(r, path, sizeof path, "expected.json") != 0) {
         json_decref(cores);
+        json_decref(ranks);
         rc = -1;
-    } else if (gen_expected_write(path, &r->p, &r->plan, cores, r->err) != 0) {
+    } else if (gen_expected_write(path, &r->p, &r->plan, cores, ranks, r->err) != 0) {
         rc = -1;
     }
     return rc;
@@ -215,6 +331,12 @@ static void gen_params_from(gen_params *p, const gen_options *o)
     p->target_bytes = o->target_bytes;
     p->warmup_factor = o->warmup_factor;
     p->outlier_factor = o->outlier_factor;
+    p->capture = o->capture != 0;
+    p->ranks = o->ranks;
+    p->executions = o->executions;
+    p->kineto = o->kineto != 0;
+    p->kineto_target_bytes = o->kineto_target_bytes;
+    p->kineto_ops = GEN_CAP_DEFAULT_OPS; /* calibrated when kineto_target_bytes is set */
 }
 
 int gen_options_check(const gen_options *o, char *errbuf, size_t errcap)
@@ -239,6 +361,12 @@ static int gen_run_all(gen_run *r)
         return -1;
     if (gen_mkdirs(r->dir, r->err) != 0)
         return -1;
+    for (int k = 0; r->p.capture && k < r->p.ranks; k++) {
+        char dir[64];
+        gen_rank_dir_name(k, r->p.ranks, dir, sizeof dir);
+        if (gen_path(r, path, sizeof path, dir) != 0 || gen_mkdirs(path, r->err) != 0)
+            return -1;
+    }
     gen_plan_make(&r->p, &r->plan);
     if (gen_path(r, path, sizeof path, "show_session_trace.txt") != 0 ||
         gen_out_open(&r->trace, path, r->err) != 0)
@@ -254,6 +382,8 @@ static int gen_run_all(gen_run *r)
     }
     for (int nc = 0; nc < r->p.cores && rc == 0; nc++)
         rc = gen_one_core(r, nc);
+    if (rc == 0)
+        rc = gen_ranks(r);
     if (rc != 0)
         return -1;
     return gen_finish(r);
@@ -280,6 +410,7 @@ int gen_write(const gen_options *o, const char *out_dir, char *errbuf, size_t er
         rc = -1;
     json_decref(r->cores);
     json_decref(r->graphs);
+    json_decref(r->ranks);
     free(r);
     if (rc != 0 && !err.set)
         gen_err_set(&err, "generation failed");

@@ -21,6 +21,9 @@
 #define GEN_MAX_IPL 50000000u
 #define GEN_MIN_FACTOR 1.0 /* warm-up and outlier factors, × the base layer latency */
 #define GEN_MAX_FACTOR 10.0
+#define GEN_MAX_RANKS 256      /* capture directories (ranks) */
+#define GEN_MAX_EXECUTIONS 1000 /* executions (= Kineto steps) per rank */
+#define GEN_MAX_KINETO_BYTES ((uint64_t)64 << 30)
 
 typedef struct gen_options {
     uint64_t seed;                   /* any value <= INT64_MAX; same options → byte-identical files */
@@ -35,10 +38,22 @@ typedef struct gen_options {
     int missing_dge;                 /* nonzero: drop DGE metadata and add the "Missing Data" warning */
     int no_source;                   /* nonzero: no nki_source_location anywhere */
     int demo;                        /* nonzero: recorded as params.demo in expected.json, nothing else */
+    /* System profile and framework trace (bench/README.md "Capture and Kineto"); all off by default. */
+    int capture;                     /* nonzero: one capture directory per rank, i-0synthetic<R>_pid_<pid>/,
+                                        with trace_info.pb, ntrace.pb, cpu_util.pb, host_mem.pb and the
+                                        device exports (which then are not written at the top level) */
+    int ranks;                       /* 1..GEN_MAX_RANKS (default 1); more than 1 needs capture */
+    int executions;                  /* executions per rank, 1..GEN_MAX_EXECUTIONS (default 3; the first is
+                                        the warm-up) */
+    int kineto;                      /* nonzero: trace.json per rank (in its capture directory, or at the top
+                                        level without capture) */
+    uint64_t kineto_target_bytes;    /* 0, or size each trace.json to about this many bytes (needs kineto;
+                                        at most GEN_MAX_KINETO_BYTES) */
 } gen_options;
 
 /* The defaults of `nl-gen-profile`: seed 1, 8 layers, 2 cores, 1000 instructions per layer, factors 1.8
- * (warm-up) and 1.7 (outlier), so the outlier is > 1.5 × the median of all layers. */
+ * (warm-up) and 1.7 (outlier), so the outlier is > 1.5 × the median of all layers; no capture, 1 rank,
+ * 3 executions, no Kineto trace. */
 void gen_options_default(gen_options *o);
 /* The demo profile of `neuronlens demo`: the defaults with 200 instructions per layer (about 1,700
  * instructions per core, ~5 MB in all) and demo set. */
@@ -50,7 +65,8 @@ int gen_options_check(const gen_options *o, char *errbuf, size_t errcap) __attri
 
 /* Write the profile set into out_dir (created, with missing parents, if needed; existing files of the
  * same names are replaced): profile_nc<K>.json and summary_nc<K>.json per core, show_session_trace.txt,
- * show_session.json and expected.json. 0, or -1 with a message in errbuf (errbuf may be NULL or errcap 0
+ * show_session.json and expected.json; with capture, the capture directories (holding the exports
+ * instead of out_dir); with kineto, the trace.json files. 0, or -1 with a message in errbuf (errbuf may be NULL or errcap 0
  * when the caller wants no message; the message is NUL-terminated and truncated to errcap). */
 int gen_write(const gen_options *o, const char *out_dir, char *errbuf, size_t errcap)
     __attribute__((warn_unused_result));

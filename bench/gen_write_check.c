@@ -10,7 +10,10 @@
  *   nothing_is_printed_to_stdout               stdout is redirected to a file around gen_write: it stays empty
  *   concurrent_writes_give_identical_files     4 threads write the same options to 4 directories at once;
  *                                              every file equals the sequential run byte for byte
+ *   concurrent_captures_give_identical_files   the same with --capture --ranks 2 --kineto: every file of
+ *                                              the tree, rank directories included, equals the sequential run
  * Exit status 0 when all pass; failures are listed on stderr. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -95,6 +98,8 @@ static void demo_options_are_the_documented_demo(void)
     CHECK(o.warmup_factor == 1.8 && o.outlier_factor == 1.7 && o.seed == 1, "factors %g %g", o.warmup_factor,
           o.outlier_factor);
     CHECK(!o.missing_dge && !o.no_source && !o.target_bytes, "demo flags");
+    CHECK(!o.capture && o.ranks == 1 && o.executions == 3 && !o.kineto && !o.kineto_target_bytes,
+          "demo capture options %d %d %d %d", o.capture, o.ranks, o.executions, o.kineto);
     gen_options_default(&d);
     CHECK(d.layers == 8 && d.instructions_per_layer == 1000 && !d.demo, "default %d %u", d.layers,
           d.instructions_per_layer);
@@ -106,9 +111,11 @@ static void bad_options_fail_with_a_message(const char *scratch)
 {
     char dir[1024], msg[256];
     snprintf(dir, sizeof dir, "%s/bad", scratch);
-    static const char *const field[] = {"layers", "cores", "instructions per layer", "factors", "factors"};
+    static const char *const field[] = {"layers", "cores", "instructions per layer", "factors", "factors", "ranks",
+                                        "need capture", "executions", "executions", "need kineto",
+                                        "kineto target bytes"};
     gen_options o;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 11; i++) {
         small_options(&o);
         if (i == 0)
             o.layers = 0;
@@ -118,8 +125,20 @@ static void bad_options_fail_with_a_message(const char *scratch)
             o.instructions_per_layer = GEN_MIN_IPL - 1;
         else if (i == 3)
             o.outlier_factor = 0.5;
-        else
+        else if (i == 4)
             o.warmup_factor = INFINITY;
+        else if (i == 5)
+            o.ranks = GEN_MAX_RANKS + 1, o.capture = 1;
+        else if (i == 6)
+            o.ranks = 2; /* without capture */
+        else if (i == 7)
+            o.executions = 0;
+        else if (i == 8)
+            o.executions = GEN_MAX_EXECUTIONS + 1;
+        else if (i == 9)
+            o.kineto_target_bytes = 1 << 20; /* without kineto */
+        else
+            o.kineto = 1, o.kineto_target_bytes = GEN_MAX_KINETO_BYTES + 1;
         strcpy(msg, "poison");
         CHECK(gen_write(&o, dir, msg, sizeof msg) == -1, "case %d accepted", i);
         CHECK(strstr(msg, field[i]) != NULL, "case %d message '%s'", i, msg);
@@ -204,6 +223,7 @@ static void nothing_is_printed_to_stdout(const char *scratch)
 typedef struct job {
     char dir[1024];
     char msg[256];
+    int capture;
     int rc;
 } job;
 
@@ -212,13 +232,75 @@ static void *run_job(void *arg)
     job *j = arg;
     gen_options o;
     small_options(&o);
+    if (j->capture) {
+        o.capture = 1;
+        o.ranks = 2;
+        o.kineto = 1;
+        o.executions = 2;
+    }
     j->rc = gen_write(&o, j->dir, j->msg, sizeof j->msg);
     return NULL;
 }
 
+/* Every regular file under a/rel equals the one under b/rel (and exists there); returns the files seen. */
+static int same_tree(const char *a, const char *b, const char *rel, int depth)
+{
+    char pa[4096], pb[4096];
+    snprintf(pa, sizeof pa, "%s%s%s", a, rel[0] ? "/" : "", rel);
+    DIR *d = opendir(pa);
+    CHECK(d != NULL, "cannot list %s", pa);
+    if (!d)
+        return 0;
+    int seen = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        char sub[2048];
+        snprintf(sub, sizeof sub, "%s%s%s", rel, rel[0] ? "/" : "", de->d_name);
+        snprintf(pa, sizeof pa, "%s/%s", a, sub);
+        snprintf(pb, sizeof pb, "%s/%s", b, sub);
+        struct stat sb;
+        if (stat(pa, &sb) == 0 && S_ISDIR(sb.st_mode) && depth < 2) {
+            seen += same_tree(a, b, sub, depth + 1);
+            continue;
+        }
+        seen++;
+        CHECK(same_file(pa, pb), "%s differs from %s", pb, pa);
+    }
+    closedir(d);
+    return seen;
+}
+
+static void concurrent_captures_give_identical_files(const char *scratch)
+{
+    job ref = {.capture = 1}, jobs[CHECK_THREADS];
+    pthread_t t[CHECK_THREADS];
+    snprintf(ref.dir, sizeof ref.dir, "%s/cap-seq", scratch);
+    run_job(&ref);
+    CHECK(ref.rc == 0, "sequential capture: %s", ref.msg);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    for (int i = 0; i < CHECK_THREADS; i++) {
+        jobs[i].capture = 1;
+        snprintf(jobs[i].dir, sizeof jobs[i].dir, "%s/cap-thread%d", scratch, i);
+        CHECK(pthread_create(&t[i], &attr, run_job, &jobs[i]) == 0, "pthread_create %d", i);
+    }
+    for (int i = 0; i < CHECK_THREADS; i++)
+        pthread_join(t[i], NULL);
+    pthread_attr_destroy(&attr);
+    for (int i = 0; i < CHECK_THREADS; i++) {
+        CHECK(jobs[i].rc == 0, "capture thread %d: %s", i, jobs[i].msg);
+        /* 2 ranks × (4 .pb + 2 exports + trace.json) + 2 summaries + 2 show-session files + expected.json */
+        int n = same_tree(ref.dir, jobs[i].dir, "", 0);
+        CHECK(n == 2 * 7 + 5, "capture thread %d: %d files", i, n);
+    }
+}
+
 static void concurrent_writes_give_identical_files(const char *scratch)
 {
-    job ref, jobs[CHECK_THREADS];
+    job ref = {0}, jobs[CHECK_THREADS];
     pthread_t t[CHECK_THREADS];
     snprintf(ref.dir, sizeof ref.dir, "%s/seq", scratch);
     run_job(&ref);
@@ -228,6 +310,7 @@ static void concurrent_writes_give_identical_files(const char *scratch)
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, 256 * 1024);
     for (int i = 0; i < CHECK_THREADS; i++) {
+        jobs[i].capture = 0;
         snprintf(jobs[i].dir, sizeof jobs[i].dir, "%s/thread%d", scratch, i);
         CHECK(pthread_create(&t[i], &attr, run_job, &jobs[i]) == 0, "pthread_create %d", i);
     }
@@ -258,6 +341,7 @@ int main(int argc, char **argv)
     missing_parents_are_created(argv[1]);
     nothing_is_printed_to_stdout(argv[1]);
     concurrent_writes_give_identical_files(argv[1]);
+    concurrent_captures_give_identical_files(argv[1]);
     if (failures)
         fprintf(stderr, "nl-gen-write-check: %d failure(s)\n", failures);
     return failures ? 1 : 0;

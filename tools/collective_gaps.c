@@ -23,7 +23,9 @@
 #include "tool_common.h"
 #include "scan.h"
 #include "collective_gaps.h"
+#include "collective_gaps_host.h"
 #include "gaps.h"
+#include "memo.h"
 #include "model_cache.h"
 #include "shape.h"
 #include "show_session.h"
@@ -182,7 +184,8 @@ typedef struct cg_call {
     const char *cursor;
     json_t *out;                          /* the result being built */
     json_t *dq;                           /* out.data_quality (owned by out once out exists) */
-    show_session *ss;
+    const show_session *ss;               /* borrowed from ss_ref */
+    nl_model_ref *ss_ref;                 /* the parsed dump, memoized in the model cache (memo.h) */
     gaps_result *gr;
     bool has_total;
     int64_t total_ns;
@@ -569,11 +572,12 @@ static int cg_read_dump(cg_call *c, nl_tool_result *res)
     c->dump_path = f->path;
     c->dump_rel = f->rel_path;
     nl_call_progress(c->call, 0, 1, "reading the show-session dump");
-    show_session_options opt = {.source = f->rel_path, .cancel = c->call->cancel};
     nl_error err;
     nl_error_clear(&err);
-    if (show_session_read(f->path, &opt, &c->ss, &err) == 0)
+    if ((c->ss_ref = nl_memo_show_session(c->call, f->path, f->rel_path, &err))) { /* parsed once per file version */
+        c->ss = nl_model_ref_object(c->ss_ref);
         return 0;
+    }
     if (err.code == NL_ERR_CANCELLED)
         return nl_tool_result_error(res, "cancelled"), -1;
     char where[96] = "";
@@ -929,6 +933,8 @@ static void cg_text(cg_call *c, nl_tool_result *res)
 
 static int collective_gaps_run(const json_t *args, nl_call *call, nl_tool_result *res)
 {
+    if (nl_collective_gaps_host_route(args, call, res))
+        return 0; /* a system profile or framework trace: collective_gaps_host.c */
     cg_call c = {.call = call};
     c.path = json_string_value(json_object_get(args, "path"));
     const json_t *v;
@@ -994,7 +1000,7 @@ static int collective_gaps_run(const json_t *args, nl_call *call, nl_tool_result
         json_decref(c.out);
     }
     gaps_result_free(c.gr);
-    show_session_free(c.ss);
+    nl_model_ref_release(c.ss_ref);
     nl_catalog_free(c.cat);
     return 0;
 }
@@ -1007,7 +1013,8 @@ const nl_tool_desc nl_tool_collective_gaps = {
         "--show-trace dump (found next to the profile, or pass its path): picks the CC-core with most trigger "
         "events (or cc_core), maps gaps to layers (collectives_per_layer, default 2; skip_prologue_gaps, "
         "default 1), checks the mapping, and reports per-layer latency, median, p90, outliers versus the "
-        "median and the warm-up layer. Call when a user asks which layer is slow or why a step takes long.",
+        "median and the warm-up layer. Call when a user asks which layer is slow or why a step takes long. Also "
+        "reads cc_running spans of a system profile (rank<N>/system) and nccl/gloo collectives of a trace.json.",
     .input_schema = "{\"type\": \"object\", \"additionalProperties\": false, \"required\": [\"path\"], \"properties\": {"
         NL_PROP_PATH "," NL_PROP_PROFILE ","
         NL_JSON("cc_core": {"type": "integer", "minimum": 0, "maximum": 65535},

@@ -14,6 +14,7 @@
  * effective grouping, metric and the instruction count. */
 #include "tool_common.h"
 #include "attribution.h"
+#include "memo.h"
 #include "page.h"
 #include "profile_select.h"
 #include "shape.h"
@@ -349,6 +350,21 @@ static int ka_fill(const device_model *m, const ka_args *a, const attr_result *r
     return 0;
 }
 
+/* attr_compute through the model's memos (memo.h): the pass over the rows runs once per grouping and once
+ * per gap setting; a warm call only ranks the memoized groups (attr_compute_from, O(groups)). */
+static int ka_compute(nl_call *call, nl_model_ref *ref, const attr_request *req, attr_result *r, nl_error *err)
+{
+    const device_model *m = nl_model_ref_model(ref);
+    bool abstained;
+    const attr_groups *g = nl_memo_attr_groups(call, ref, attr_effective_group_by(m, req->group_by, &abstained), err);
+    const attr_sections *s = NULL;
+    if (!g || (req->sections && !(s = nl_memo_attr_sections(call, ref, req->gap_min_ns, req->gaps_per_engine, err)))) {
+        memset(r, 0, sizeof *r);
+        return -1;
+    }
+    return attr_compute_from(m, req, g, s, r, err);
+}
+
 static int ka_attribute(nl_call *call, const nl_selection *sel, ka_args *a, json_t *out, nl_tool_result *res)
 {
     const device_model *m = nl_model_ref_model(sel->model);
@@ -357,7 +373,7 @@ static int ka_attribute(nl_call *call, const nl_selection *sel, ka_args *a, json
     attr_result r;
     nl_error err;
     nl_error_clear(&err);
-    if (attr_compute(m, &a->req, call->cancel, &r, &err)) {
+    if (ka_compute(call, sel->model, &a->req, &r, &err)) {
         if (err.code == NL_ERR_ARGUMENT)
             return nl_tool_result_error(res, "Invalid argument %s: %s.", err.field, err.message), -1;
         return nl_tool_result_error(res, "kernel-attribution failed: %s (%s)", err.message, nl_error_code_name(err.code)), -1;

@@ -13,6 +13,7 @@
 #include "model_cache.h"
 #include "device_summary.h"
 #include "kineto.h"
+#include "memo.h"
 #include "shape.h"
 #include "summary_system.h"
 
@@ -40,21 +41,18 @@ static json_t *device_analyses(const nl_catalog *cat, const nl_catalog_profile *
 }
 
 /* Data-quality findings of a loaded model (export warnings, missing DMA detail, no source locations). */
-static void add_model_quality(nl_call *call, const device_model *m, json_t *dq, const char *file)
+static void add_model_quality(nl_call *call, nl_model_ref *ref, json_t *dq, const char *file)
 {
-    device_summary *ds = calloc(1, sizeof *ds);
     nl_error err;
-    if (!ds || device_summary_compute(m, call->cancel, ds, &err)) {
-        free(ds);
+    const device_summary *ds = nl_memo_device_summary(call, ref, &err); /* shared with summary, once per model */
+    if (!ds)
         return;
-    }
     static const char *const sev[] = {"info", "warning", "error"};
     for (unsigned i = 0; i < ds->quality_count; i++) {
         json_t *q = shape_quality(sev[ds->quality[i].severity], ds->quality[i].problem, ds->quality[i].fix, file);
         json_object_set_new(q, "code", json_string(ds->quality[i].code));
         json_array_append_new(dq, q);
     }
-    free(ds);
 }
 
 /* Counts and total time of a device profile whose export is small enough to read now
@@ -103,7 +101,7 @@ static void add_counts(nl_call *call, const nl_catalog *cat, const nl_catalog_pr
     if (!json_object_size(versions))
         json_object_del(o, "versions");
     json_object_set_new(o, "counts", counts);
-    add_model_quality(call, m, json_object_get(o, "data_quality"), f->rel_path);
+    add_model_quality(call, ref, json_object_get(o, "data_quality"), f->rel_path);
     nl_model_ref_release(ref);
 }
 
@@ -179,7 +177,11 @@ static json_t *framework_entry(const nl_catalog *cat, const nl_catalog_file *f)
                                                    "processes", (json_int_t)framework_model_process_count(m),
                                                    "device_processes", (json_int_t)devices, "partial",
                                                    framework_model_partial(m, NULL)));
-        if (!devices)
+        nl_error why;
+        if (framework_model_partial(m, &why))
+            json_array_append_new(dq, shape_quality("warning", why.message, "export the trace again and let the export "
+                                                    "finish; counts cover the events before the break", f->rel_path));
+        else if (!devices)
             json_array_append_new(dq, shape_quality("warning", "no device process in this trace: empty PrivateUse1 device "
                                                     "time", "profile with ProfilerActivity.PrivateUse1, call "
                                                     "torch.neuron.synchronize() before export, set correlate_device_time=True",

@@ -136,16 +136,23 @@ int nl_select_profile(nl_call *call, const json_t *args, bool want_model, nl_sel
 {
     memset(sel, 0, sizeof *sel);
     const char *path = json_string_value(json_object_get(args, "path"));
-    const char *wanted = json_string_value(json_object_get(args, "profile"));
     nl_error err;
     nl_error_clear(&err);
-    sel->cat = nl_tools_scan(call, path, &err);
-    if (!sel->cat) {
+    nl_catalog *cat = nl_tools_scan(call, path, &err);
+    if (!cat) {
         nl_tool_result_error(res, "Cannot examine %s: %s (%s).", path, err.message, nl_error_code_name(err.code));
         return -1;
     }
+    return nl_select_profile_in(call, args, cat, want_model, sel, res);
+}
+
+int nl_select_profile_in(nl_call *call, const json_t *args, nl_catalog *cat, bool want_model, nl_selection *sel,
+                         nl_tool_result *res)
+{
+    memset(sel, 0, sizeof *sel);
+    sel->cat = cat;
     sel->data_quality = json_array();
-    if (pick(sel, wanted, res))
+    if (pick(sel, json_string_value(json_object_get(args, "profile")), res))
         return -1;
     shape_catalog_notes(sel->cat, sel->profile, sel->data_quality);
     if (!want_model)

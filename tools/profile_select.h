@@ -29,6 +29,9 @@ typedef struct nl_selection {
 /* Select (and, with want_model, load). Returns 0 with `sel` filled — check sel->model — or -1 after
  * filling `res` with an isError result (bad path, unknown/ambiguous profile, unreadable export). */
 int nl_select_profile(nl_call *call, const json_t *args, bool want_model, nl_selection *sel, nl_tool_result *res);
+/* Same with a catalog the caller already scanned for args.path (taken: freed with the selection). */
+int nl_select_profile_in(nl_call *call, const json_t *args, nl_catalog *cat, bool want_model, nl_selection *sel,
+                         nl_tool_result *res);
 void nl_selection_clear(nl_selection *sel);
 
 /* Data-quality entries of the selection (a new reference). */

@@ -7,6 +7,7 @@
 #include "tools.h"
 #include "schema_check.h"
 #include "model_cache.h"
+#include "scan.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@ struct nl_tools {
     registry_entry entries[REGISTRY_MAX];
     size_t count;
     nl_model_cache *models; /* shared by every call; thread-safe */
+    nl_identity_memo *identity; /* export identities established by earlier scans; thread-safe */
 };
 
 static json_t *parse_schema(const char *tool, const char *what, const char *text)
@@ -74,7 +76,8 @@ nl_tools *nl_tools_new(const nl_tools_options *opt)
     if (!tools)
         return NULL;
     tools->models = nl_model_cache_new(NL_MODEL_CACHE_DEFAULT_ENTRIES, NL_MODEL_CACHE_DEFAULT_BYTES);
-    if (!tools->models)
+    tools->identity = nl_identity_memo_new();
+    if (!tools->models || !tools->identity)
         goto fail;
     for (size_t i = 0; i < REGISTRY_MAIN_COUNT; i++)
         if (registry_add(tools, registry_main[i]))
@@ -97,6 +100,7 @@ void nl_tools_free(nl_tools *tools)
         json_decref(tools->entries[i].output_schema);
     }
     nl_model_cache_free(tools->models);
+    nl_identity_memo_free(tools->identity);
     free(tools);
 }
 
@@ -111,6 +115,11 @@ static const registry_entry *registry_find(const nl_tools *tools, const char *na
 struct nl_model_cache *nl_tools_models(nl_tools *tools)
 {
     return tools->models;
+}
+
+struct nl_identity_memo *nl_tools_identity(nl_tools *tools)
+{
+    return tools->identity;
 }
 
 bool nl_tools_exists(const nl_tools *tools, const char *name)

@@ -1,16 +1,123 @@
-/* scan — see scan.h. */
+/* scan — see scan.h.
+ *
+ * The memo is a chained hash table keyed by path, holding size and mtime to detect a changed file. */
 #include "scan.h"
 #include "model_cache.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static int identity_from_cache(void *ctx, const char *path, uint64_t size, int64_t mtime_ns, char uuid_hex[33],
-                               char *ntff_filename, size_t cap)
+#define MEMO_BUCKETS 4096u
+
+typedef struct memo_entry {
+    struct memo_entry *next;
+    uint64_t size;
+    int64_t mtime_ns;
+    char uuid_hex[33];
+    char *ntff_filename;
+    char path[]; /* flexible: the key */
+} memo_entry;
+
+struct nl_identity_memo {
+    pthread_mutex_t lock;
+    memo_entry *buckets[MEMO_BUCKETS];
+    size_t count;
+};
+
+nl_identity_memo *nl_identity_memo_new(void)
 {
-    (void)size;
-    (void)mtime_ns; /* nl_model_cache_peek re-checks size and mtime itself */
-    nl_model_ref *ref = nl_model_cache_peek(ctx, path);
+    nl_identity_memo *m = calloc(1, sizeof *m);
+    if (m)
+        pthread_mutex_init(&m->lock, NULL);
+    return m;
+}
+
+static void memo_clear_locked(nl_identity_memo *m)
+{
+    for (size_t b = 0; b < MEMO_BUCKETS; b++) {
+        for (memo_entry *e = m->buckets[b], *next; e; e = next) {
+            next = e->next;
+            free(e->ntff_filename);
+            free(e);
+        }
+        m->buckets[b] = NULL;
+    }
+    m->count = 0;
+}
+
+void nl_identity_memo_free(nl_identity_memo *m)
+{
+    if (!m)
+        return;
+    memo_clear_locked(m);
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+}
+
+static size_t memo_bucket(const char *path)
+{
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+        h = (h ^ *p) * 0x100000001b3ULL;
+    return (size_t)(h % MEMO_BUCKETS);
+}
+
+static int memo_lookup(nl_identity_memo *m, const char *path, uint64_t size, int64_t mtime_ns, char uuid_hex[33],
+                       char *ntff, size_t cap)
+{
+    int found = 0;
+    pthread_mutex_lock(&m->lock);
+    for (memo_entry *e = m->buckets[memo_bucket(path)]; e; e = e->next)
+        if (!strcmp(e->path, path) && e->size == size && e->mtime_ns == mtime_ns) {
+            memcpy(uuid_hex, e->uuid_hex, 33);
+            snprintf(ntff, cap, "%s", e->ntff_filename ? e->ntff_filename : "");
+            found = 1;
+            break;
+        }
+    pthread_mutex_unlock(&m->lock);
+    return found;
+}
+
+static void memo_store(nl_identity_memo *m, const char *path, uint64_t size, int64_t mtime_ns, const char *uuid_hex,
+                       const char *ntff)
+{
+    size_t len = strlen(path);
+    memo_entry *e = calloc(1, sizeof *e + len + 1);
+    if (!e)
+        return;
+    memcpy(e->path, path, len + 1);
+    e->size = size;
+    e->mtime_ns = mtime_ns;
+    snprintf(e->uuid_hex, sizeof e->uuid_hex, "%s", uuid_hex);
+    e->ntff_filename = ntff[0] ? strdup(ntff) : NULL;
+    size_t b = memo_bucket(path);
+    pthread_mutex_lock(&m->lock);
+    if (m->count >= NL_IDENTITY_MEMO_MAX)
+        memo_clear_locked(m);
+    for (memo_entry **p = &m->buckets[b]; *p; p = &(*p)->next)
+        if (!strcmp((*p)->path, path)) { /* replace a stale entry for the same path */
+            memo_entry *old = *p;
+            *p = old->next;
+            free(old->ntff_filename);
+            free(old);
+            m->count--;
+            break;
+        }
+    e->next = m->buckets[b];
+    m->buckets[b] = e;
+    m->count++;
+    pthread_mutex_unlock(&m->lock);
+}
+
+static int identity_known(void *ctx, const char *path, uint64_t size, int64_t mtime_ns, char uuid_hex[33],
+                          char *ntff_filename, size_t cap)
+{
+    nl_tools *tools = ctx;
+    if (memo_lookup(nl_tools_identity(tools), path, size, mtime_ns, uuid_hex, ntff_filename, cap))
+        return 1;
+    nl_model_ref *ref = nl_model_cache_peek(nl_tools_models(tools), path); /* re-checks size and mtime */
     if (!ref)
         return 0;
     const device_model *m = nl_model_ref_model(ref);
@@ -23,13 +130,20 @@ static int identity_from_cache(void *ctx, const char *path, uint64_t size, int64
     return 1;
 }
 
+static void identity_found(void *ctx, const char *path, uint64_t size, int64_t mtime_ns, const char *uuid_hex,
+                           const char *ntff_filename)
+{
+    memo_store(nl_tools_identity(ctx), path, size, mtime_ns, uuid_hex, ntff_filename);
+}
+
 nl_catalog *nl_tools_scan(nl_call *call, const char *path, nl_error *err)
 {
     nl_catalog_limits lim;
     nl_catalog_limits_default(&lim);
     if (call && call->tools) {
-        lim.export_identity = identity_from_cache;
-        lim.export_identity_ctx = nl_tools_models(call->tools);
+        lim.export_identity = identity_known;
+        lim.export_identity_found = identity_found;
+        lim.export_identity_ctx = call->tools;
     }
     return nl_catalog_scan(path, &lim, err);
 }

@@ -9,6 +9,7 @@
 #include "tool_common.h"
 #include "scan.h"
 #include "device_summary.h"
+#include "memo.h"
 #include "profile_select.h"
 #include "shape.h"
 #include "summary_kinds.h"
@@ -232,13 +233,11 @@ static void add_versions(json_t *prov, const device_model *m)
 static int summarize(nl_call *call, nl_selection *sel, json_t *out, nl_tool_result *res)
 {
     const device_model *m = nl_model_ref_model(sel->model);
-    device_summary *ds = calloc(1, sizeof *ds);
     nl_error err;
     nl_error_clear(&err);
-    if (!ds || device_summary_compute(m, call->cancel, ds, &err)) {
-        free(ds);
+    const device_summary *ds = nl_memo_device_summary(call, sel->model, &err); /* computed once per model */
+    if (!ds)
         return nl_tool_result_error(res, "summary failed: %s", err.message), -1;
-    }
     const kvlist *sum = device_model_record_get(m, DEVICE_MODEL_SUMMARY);
     double total_s;
     json_object_set_new(out, "total_time_ns", sum && kvlist_get_num(sum, "total_time", &total_s)
@@ -261,7 +260,6 @@ static int summarize(nl_call *call, nl_selection *sel, json_t *out, nl_tool_resu
                               shape_quality("warning", "the export has no summary record: FLOPs, MFU and byte totals are unavailable",
                                             "Export again with a current neuron-profile (view --output-format json).", NULL));
     add_versions(json_object_get(out, "provenance"), m);
-    free(ds);
     return 0;
 }
 
@@ -446,11 +444,13 @@ static void collect_candidates(const nl_catalog *cat, const char *wanted, summar
 }
 
 /* Route a system, framework or summary-json profile to its handler, or report an ambiguous path.
- * Returns 1 when `res` was filled, 0 when the device path should handle the call. */
-static int route_other_kinds(const json_t *args, nl_call *call, nl_tool_result *res)
+ * Returns 1 when `res` was filled, 0 when the device path should handle the call: then *device_cat is
+ * the scanned catalog, handed on so the path is scanned once (NULL when the scan failed). */
+static int route_other_kinds(const json_t *args, nl_call *call, nl_tool_result *res, nl_catalog **device_cat)
 {
     const char *path = json_string_value(json_object_get(args, "path"));
     const char *wanted = json_string_value(json_object_get(args, "profile"));
+    *device_cat = NULL;
     nl_catalog *cat = nl_tools_scan(call, path, NULL);
     if (!cat)
         return 0; /* the device path reports the scan error */
@@ -468,16 +468,21 @@ static int route_other_kinds(const json_t *args, nl_call *call, nl_tool_result *
         summary_from_summary_json(args, c.sumjson, res);
     else
         routed = 0;
-    nl_catalog_free(cat);
+    if (routed)
+        nl_catalog_free(cat);
+    else
+        *device_cat = cat;
     return routed;
 }
 
 static int summary_run(const json_t *args, nl_call *call, nl_tool_result *res)
 {
-    if (route_other_kinds(args, call, res))
+    nl_catalog *cat;
+    if (route_other_kinds(args, call, res, &cat))
         return 0;
     nl_selection sel;
-    if (nl_select_profile(call, args, true, &sel, res)) {
+    int rc = cat ? nl_select_profile_in(call, args, cat, true, &sel, res) : nl_select_profile(call, args, true, &sel, res);
+    if (rc) {
         nl_selection_clear(&sel);
         return 0;
     }

@@ -12,6 +12,7 @@
 #include "kineto.h"
 #include "shape.h"
 #include "summary_kinds.h"
+#include "summary_host_device.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -102,9 +103,26 @@ static json_t *sf_pct(int64_t part, int64_t whole)
     return whole > 0 ? json_real(round(1e4 * (double)part / (double)whole) / 100) : json_null();
 }
 
+/* s cut to at most max bytes on a UTF-8 character boundary (the text result must stay valid UTF-8). */
+static const char *sf_cut(const char *s, size_t max, char *buf)
+{
+    size_t n = strlen(s);
+    if (n > max) {
+        n = max;
+        while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+            n--;
+    }
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return buf;
+}
+
 static void sf_quality(sf_ctx *c, const char *severity, const char *code, const char *problem, const char *fix)
 {
     json_t *q = shape_quality(severity, problem, fix, NULL);
+    if (!q) /* a problem text quoting bytes that are not UTF-8: say so rather than drop it */
+        q = shape_quality(severity, "a data-quality problem whose text is not valid UTF-8 (it quotes the trace)", fix,
+                          NULL);
     json_object_set_new(q, "code", json_string(code));
     json_array_append_new(c->dq, q);
 }
@@ -515,9 +533,10 @@ static void sf_data_quality(sf_ctx *c)
     }
     uint64_t errors = framework_model_log_count(m, true);
     if (errors) {
-        const char *first = framework_model_error_line(m, 0);
-        snprintf(problem, sizeof problem, "the profiler logged %llu ERROR line(s) in the trace, first: %.300s",
-                 (unsigned long long)errors, first ? first : "");
+        char first[304];
+        sf_cut(framework_model_error_line(m, 0) ? framework_model_error_line(m, 0) : "", 300, first);
+        snprintf(problem, sizeof problem, "the profiler logged %llu ERROR line(s) in the trace, first: %s",
+                 (unsigned long long)errors, first);
         sf_quality(c, "warning", "profiler_errors", problem,
                    "read them: dropped or out-of-range events leave the trace incomplete");
     }
@@ -559,9 +578,10 @@ static void sf_text(json_t *out, nl_tool_result *res)
         json_t *dev = json_object_get(out, "device");
         json_t *top = json_array_get(json_object_get(out, "top_ops_by_device_time"), 0);
         json_t *self = json_array_get(json_object_get(out, "top_ops_by_cpu_self_time"), 0);
+        char top_name[84], self_name[84];
         snprintf(buf, sizeof buf,
                  "%s%s: %lld events over %.3f ms, %lld step(s); device busy %.3f ms in %lld device events; top op by "
-                 "device time: %.80s; top op by CPU self time: %.80s; %zu data-quality note(s). Full numbers in "
+                 "device time: %s; top op by CPU self time: %s; %zu data-quality note(s). Full numbers in "
                  "structuredContent.",
                  json_is_true(json_object_get(out, "partial")) ? "PARTIAL " : "", id,
                  (long long)json_integer_value(json_object_get(json_object_get(out, "events"), "total")),
@@ -569,8 +589,8 @@ static void sf_text(json_t *out, nl_tool_result *res)
                  (long long)json_integer_value(json_object_get(json_object_get(out, "steps"), "count")),
                  (double)json_integer_value(json_object_get(dev, "busy_ns")) / 1e6,
                  (long long)json_integer_value(json_object_get(dev, "events")),
-                 top ? json_string_value(json_object_get(top, "name")) : "(none)",
-                 self ? json_string_value(json_object_get(self, "name")) : "(none)",
+                 sf_cut(top ? json_string_value(json_object_get(top, "name")) : "(none)", 80, top_name),
+                 sf_cut(self ? json_string_value(json_object_get(self, "name")) : "(none)", 80, self_name),
                  json_array_size(json_object_get(out, "data_quality")));
     }
     res->text = strdup(buf);
@@ -681,6 +701,7 @@ int nl_summary_framework(const json_t *args, nl_call *call, const nl_catalog *ca
     json_object_set_new(out, "launch_latency", sf_latency(&c));
     json_object_set_new(out, "definitions", sf_definitions());
     sf_data_quality(&c);
+    nl_summary_host_device(call, cat, trace, m, out); /* summary_host_device.c: join with the rank's system profile */
     sf_text(out, res);
     res->structured = out;
     framework_summary_free(&s);

@@ -17,6 +17,7 @@
 typedef struct nl_tools nl_tools;
 typedef struct nl_call nl_call;
 struct nl_model_cache;
+struct nl_identity_memo;
 
 /* Hooks the server hangs on a call. All may be NULL (as in `neuronlens call`). */
 typedef struct nl_call_hooks {
@@ -71,8 +72,9 @@ typedef struct nl_tools_options {
 nl_tools *nl_tools_new(const nl_tools_options *opt);
 void nl_tools_free(nl_tools *tools);
 
-/* The shared device-model cache (borrowed; lives as long as `tools`). */
+/* The shared device-model cache and export-identity memo (borrowed; live as long as `tools`). */
 struct nl_model_cache *nl_tools_models(nl_tools *tools);
+struct nl_identity_memo *nl_tools_identity(nl_tools *tools);
 
 /* The `tools` array for tools/list (a new reference each call). */
 json_t *nl_tools_list_json(const nl_tools *tools);

@@ -15,6 +15,7 @@
 #include "page.h"
 #include "profile_select.h"
 #include "shape.h"
+#include "trace_extract_host.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,7 +79,8 @@ static int te_parse(const json_t *args, nl_call *call, te_args *a, nl_tool_resul
     memset(a, 0, sizeof *a);
     const char *kind = te_str(args, "kind"), *sort = te_str(args, "sort");
     if (kind && extract_kind_parse(kind, &a->req.kind))
-        return nl_tool_result_error(res, "Invalid argument kind: '%s'; accepted: instruction, dma, collective, semaphore.", kind), -1;
+        return nl_tool_result_error(res, "Invalid argument kind: '%s'; accepted: instruction, dma, collective, semaphore, "
+                                    "system, framework.", kind), -1;
     if (sort && extract_sort_parse(sort, &a->req.sort))
         return nl_tool_result_error(res, "Invalid argument sort: '%s'; accepted: time, duration, wait, bytes.", sort), -1;
     extract_filter *f = &a->req.filter;
@@ -365,6 +367,8 @@ static int trace_extract_run(const json_t *args, nl_call *call, nl_tool_result *
 {
     te_args a;
     nl_selection sel;
+    if (nl_trace_extract_is_host_kind(json_string_value(json_object_get(args, "kind"))))
+        return nl_trace_extract_host(args, call, res); /* kinds system, framework: trace_extract_host.c */
     if (te_parse(args, call, &a, res))
         return 0;
     if (nl_select_profile(call, args, true, &sel, res)) {
@@ -409,10 +413,12 @@ const nl_tool_desc nl_tool_trace_extract = {
         "Rows of one device profile's timeline (instruction, dma, semaphore; collective says when the export has "
         "none) filtered by engine, opcode glob, time window, source/layer substring, minimum duration or wait; "
         "sorted, projected to chosen columns, paged with next_cursor under a byte budget. Use to inspect the rows "
-        "behind a finding from summary or kernel-attribution; prefer those for totals.",
+        "behind a finding from summary or kernel-attribution; prefer those for totals. Kinds system (rank<N>/system "
+        "spans) and framework (trace.json events): times in unix ns, opcode globs the event name, engine is "
+        "host/device/nc<N>/core<N>/worker<N> or host/device/pid:<p>/tid:<t>.",
     .input_schema = "{\"type\": \"object\", \"additionalProperties\": false, \"required\": [\"path\"], \"properties\": {"
         NL_PROP_PATH "," NL_PROP_PROFILE ","
-        NL_JSON("kind": {"enum": ["instruction", "dma", "collective", "semaphore"], "default": "instruction"},
+        NL_JSON("kind": {"enum": ["instruction", "dma", "collective", "semaphore", "system", "framework"], "default": "instruction"},
                 "engine": {"type": "string", "maxLength": 64},
                 "opcode": {"type": "string", "maxLength": 128, "description": "glob, e.g. MATMUL* or *DMA*"},
                 "start_ns": {"type": "integer", "minimum": 0}, "end_ns": {"type": "integer", "minimum": 0},

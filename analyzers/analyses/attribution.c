@@ -11,6 +11,11 @@
  *      interval_union over the same spans, so it agrees with device_summary and the export's active_time;
  *   4. active_time rows per engine (union), and the DMA table for the small-DMA report.
  *
+ * Split for memoization: passes 1, 3 and 4 produce an attr_groups (per grouping) and an attr_sections (per
+ * gap setting), both independent of metric, page and cursor; pass 2 (attr_compute_from) is all a warm call
+ * has to do — O(groups), no row is read. attr_compute runs pass 1 once for both and then the same pass 2, so
+ * the memoized and the direct path share every line that produces a number.
+ *
  * Conventions (formats.md §11.2–11.5): rows with an empty key form one group (key id 0); DMA size classes
  * count packets, because descriptors are what the hardware moves (aggregated records are reported beside
  * them); idle gaps skip zero-length instructions, as the merged busy time does. */
@@ -92,6 +97,23 @@ static const uint32_t attr_chunk_columns[AC_NCOLS] = {DM_INSTR_TIMESTAMP, DM_INS
     DM_INSTR_HBM_READ, DM_INSTR_HBM_WRITE, DM_INSTR_SBUF_READ, DM_INSTR_SBUF_WRITE, DM_INSTR_FLAGS, DM_INSTR_OPCODE,
     DM_INSTR_SOURCE};
 
+struct attr_groups {
+    attr_group_by group_by;    /* the grouping the slots are keyed by */
+    bool has_table;            /* the model has an instruction table (else nothing is ranked) */
+    attr_group *groups;        /* [ngroups]: slot = dictionary code; code and key filled, value/share not */
+    uint32_t ngroups;
+    attr_coverage coverage;
+};
+
+struct attr_sections {
+    int64_t gap_min_ns;
+    uint32_t gaps_per_engine;
+    attr_engine *engines;      /* [engine_count], first-seen order */
+    size_t engine_count;
+    uint64_t engines_not_itemised;
+    attr_small_dma small_dma;
+};
+
 /* Busy spans of one engine: intervals for interval_union, and the row of each. */
 typedef struct attr_spans {
     interval_vec iv;
@@ -102,14 +124,14 @@ typedef struct attr_spans {
 typedef struct attr_pass {
     const device_model *m;
     const table *t;
-    const attr_request *req;
     uint32_t key_col;
-    attr_group *groups;        /* [dictionary size of key_col] */
-    uint32_t ngroups;
+    attr_groups *g;            /* filled when groups are wanted, else NULL */
+    attr_sections *s;          /* filled when sections are wanted, else NULL */
     uint32_t semaphore;        /* strtab id of EVENT_SEMAPHORE (0 when absent) */
     bool has_source;
-    int *engine_slot;          /* engine dictionary code → index in out->engines, -1 = not itemised */
-    attr_spans *spans;         /* [out->engine_count] */
+    int *engine_slot;          /* engine dictionary code → index in s->engines, -1 = not itemised */
+    attr_spans *spans;         /* [nspans] */
+    size_t nspans;
     attr_source_count *skinny; /* [source dictionary size], sections only */
     table_value *cols[AC_NCOLS];
 } attr_pass;
@@ -130,11 +152,10 @@ static int attr_spans_push(attr_spans *s, int64_t start, int64_t end, size_t row
     return 0;
 }
 
-static void attr_pass_close(attr_pass *p, size_t engines)
+static void attr_pass_close(attr_pass *p)
 {
-    free(p->groups);
     free(p->engine_slot);
-    for (size_t e = 0; p->spans && e < engines; e++) {
+    for (size_t e = 0; p->spans && e < p->nspans; e++) {
         interval_vec_free(&p->spans[e].iv);
         free(p->spans[e].rows);
     }
@@ -145,65 +166,65 @@ static void attr_pass_close(attr_pass *p, size_t engines)
 }
 
 /* Itemise up to ATTR_ENGINES_MAX engines (dictionary order = first seen). */
-static int attr_engines_open(attr_pass *p, attr_result *out, nl_error *err)
+static int attr_engines_open(attr_pass *p, attr_sections *s, nl_error *err)
 {
     uint32_t n = table_dict_size(p->t, DM_INSTR_ENGINE);
     size_t itemised = n < ATTR_ENGINES_MAX ? n : ATTR_ENGINES_MAX;
     p->engine_slot = malloc((n ? n : 1) * sizeof *p->engine_slot);
-    out->engines = calloc(itemised ? itemised : 1, sizeof *out->engines);
+    s->engines = calloc(itemised ? itemised : 1, sizeof *s->engines);
     p->spans = calloc(itemised ? itemised : 1, sizeof *p->spans);
-    if (!p->engine_slot || !out->engines || !p->spans)
+    if (!p->engine_slot || !s->engines || !p->spans)
         return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (engines)");
+    p->nspans = itemised;
     for (uint32_t code = 0; code < n; code++) {
         p->engine_slot[code] = code < itemised ? (int)code : -1;
         if (code < itemised)
-            out->engines[code].name = table_dict_id(p->t, DM_INSTR_ENGINE, code);
+            s->engines[code].name = table_dict_id(p->t, DM_INSTR_ENGINE, code);
     }
-    out->engine_count = itemised;
+    s->engine_count = itemised;
     return 0;
 }
 
-static int attr_pass_open(attr_pass *p, const device_model *m, const attr_request *req, attr_result *out, nl_error *err)
+/* `g` and/or `s` are zeroed storage to fill; `by` is the grouping of g. */
+static int attr_pass_open(attr_pass *p, const device_model *m, attr_group_by by, attr_groups *g, attr_sections *s,
+                          nl_error *err)
 {
     memset(p, 0, sizeof *p);
     p->m = m;
-    p->req = req;
+    p->g = g;
+    p->s = s;
     p->t = device_model_table_get(m, DEVICE_MODEL_INSTRUCTIONS);
     p->semaphore = device_model_str_find(m, "EVENT_SEMAPHORE");
     if (p->semaphore == STRTAB_NONE)
         p->semaphore = UINT32_MAX;
     p->has_source = p->t && attr_column_has_values(p->t, DM_INSTR_SOURCE);
-    out->group_by = attr_effective_group_by(m, req->group_by, &out->source_abstained);
-    p->key_col = attr_key_columns[out->group_by];
-    p->ngroups = p->t ? table_dict_size(p->t, p->key_col) : 0;
-    if (req->has_after && req->after_code >= p->ngroups) {
-        nl_error_set(err, NL_ERR_ARGUMENT, NULL, -1, "the cursor names group %u but grouping by %s has %u groups",
-                     req->after_code, attr_group_by_name(out->group_by), p->ngroups);
-        nl_error_set_field(err, "cursor");
-        return -1;
+    if (g) {
+        g->group_by = by;
+        p->key_col = attr_key_columns[by];
+        g->ngroups = p->t ? table_dict_size(p->t, p->key_col) : 0;
+        g->has_table = p->t != NULL;
     }
     if (!p->t)
         return 0;
-    p->groups = calloc(p->ngroups ? p->ngroups : 1, sizeof *p->groups);
-    if (!p->groups)
+    if (g && !(g->groups = calloc(g->ngroups ? g->ngroups : 1, sizeof *g->groups)))
         return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (groups)");
     for (int c = 0; c < AC_NCOLS; c++)
         if (!(p->cols[c] = malloc(ATTR_CHUNK * sizeof(table_value))))
             return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (chunk buffers)");
-    if (!req->sections)
+    if (!s)
         return 0;
     if (p->has_source) {
         uint32_t n = table_dict_size(p->t, DM_INSTR_SOURCE);
         if (!(p->skinny = calloc(n, sizeof *p->skinny)))
             return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (skinny DMA sources)");
     }
-    return attr_engines_open(p, out, err);
+    return attr_engines_open(p, s, err);
 }
 
 static void attr_add_group(attr_pass *p, size_t row, size_t i, uint64_t dma_bytes)
 {
     table_value *const *v = p->cols;
-    attr_group *g = &p->groups[table_code(p->t, p->key_col, row)];
+    attr_group *g = &p->g->groups[table_code(p->t, p->key_col, row)];
     g->count++;
     g->duration_ns += v[AC_DUR][i].i;
     g->wait_ns += v[AC_WAIT][i].i;
@@ -217,11 +238,11 @@ static void attr_add_group(attr_pass *p, size_t row, size_t i, uint64_t dma_byte
 }
 
 /* Engine sums, busy span and skinny-DMA accounting of one row (sections only). */
-static int attr_add_sections(attr_pass *p, attr_result *out, size_t row, size_t i, uint64_t dma_bytes)
+static int attr_add_sections(attr_pass *p, size_t row, size_t i, uint64_t dma_bytes)
 {
     table_value *const *v = p->cols;
     if (v[AC_FLAGS][i].u & DM_INSTR_F_DMA_TRIGGER) {
-        attr_small_dma *d = &out->small_dma;
+        attr_small_dma *d = &p->s->small_dma;
         d->dma_instructions++;
         if (dma_bytes > 0 && dma_bytes < ATTR_SMALL_DMA_EXPLORER_BYTES)
             d->instr_under_4k.count++, d->instr_under_4k.bytes += dma_bytes;
@@ -235,10 +256,10 @@ static int attr_add_sections(attr_pass *p, attr_result *out, size_t row, size_t 
     }
     int e = p->engine_slot[table_code(p->t, DM_INSTR_ENGINE, row)];
     if (e < 0) {
-        out->engines_not_itemised++;
+        p->s->engines_not_itemised++;
         return 0;
     }
-    attr_engine *eng = &out->engines[e];
+    attr_engine *eng = &p->s->engines[e];
     eng->instructions++;
     eng->summed_duration_ns += v[AC_DUR][i].i;
     eng->summed_wait_ns += v[AC_WAIT][i].i;
@@ -247,10 +268,9 @@ static int attr_add_sections(attr_pass *p, attr_result *out, size_t row, size_t 
     return attr_spans_push(&p->spans[e], v[AC_TS][i].i, v[AC_TS][i].i + v[AC_DUR][i].i, row);
 }
 
-static int attr_scan(attr_pass *p, const atomic_int *cancel, attr_result *out, nl_error *err)
+static int attr_scan(attr_pass *p, const atomic_int *cancel, nl_error *err)
 {
     size_t rows = p->t ? table_rows(p->t) : 0;
-    attr_coverage *cov = &out->coverage;
     for (size_t base = 0; base < rows; base += ATTR_CHUNK) {
         if (attr_cancelled(cancel))
             return nl_error_set(err, NL_ERR_CANCELLED, NULL, -1, "cancelled");
@@ -260,17 +280,25 @@ static int attr_scan(attr_pass *p, const atomic_int *cancel, attr_result *out, n
         table_value *const *v = p->cols;
         for (size_t i = 0; i < n; i++) {
             uint64_t dma_bytes = v[AC_FLAGS][i].u & DM_INSTR_F_DMA_TRIGGER ? v[AC_HR][i].u + v[AC_HW][i].u + v[AC_SW][i].u : 0;
-            attr_add_group(p, base + i, i, dma_bytes);
-            cov->instructions++;
-            cov->duration_ns += v[AC_DUR][i].i;
-            if (v[AC_SOURCE][i].s) {
-                cov->with_source++;
-                cov->duration_with_source_ns += v[AC_DUR][i].i;
+            if (p->g) {
+                attr_coverage *cov = &p->g->coverage;
+                attr_add_group(p, base + i, i, dma_bytes);
+                cov->instructions++;
+                cov->duration_ns += v[AC_DUR][i].i;
+                if (v[AC_SOURCE][i].s) {
+                    cov->with_source++;
+                    cov->duration_with_source_ns += v[AC_DUR][i].i;
+                }
             }
-            if (p->req->sections && attr_add_sections(p, out, base + i, i, dma_bytes))
+            if (p->s && attr_add_sections(p, base + i, i, dma_bytes))
                 return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (busy intervals)");
         }
     }
+    if (p->g)
+        for (uint32_t c = 0; c < p->g->ngroups; c++) {
+            p->g->groups[c].code = c;
+            p->g->groups[c].key = table_dict_id(p->t, p->key_col, c);
+        }
     return 0;
 }
 
@@ -302,27 +330,29 @@ static int attr_group_cmp(const void *pa, const void *pb, const void *ctx)
     return (a->code > b->code) - (a->code < b->code);
 }
 
-static int attr_rank(attr_pass *p, attr_result *out, nl_error *err)
+/* Rank the memoized groups by req->metric: totals over all groups, then a topn heap of `top` groups after
+ * the cursor. Values are computed on copies; `g` is never written (it may be shared by concurrent calls). */
+static int attr_rank(const device_model *m, const attr_groups *g, const attr_request *req, attr_result *out, nl_error *err)
 {
-    out->metric = p->req->metric;
-    for (uint32_t c = 0; c < p->ngroups; c++) {
-        attr_group *g = &p->groups[c];
-        g->code = c;
-        g->key = table_dict_id(p->t, p->key_col, c);
-        g->value = attr_value(g, p->req->metric);
-        if (__builtin_add_overflow(out->metric_total, g->value, &out->metric_total))
-            out->metric_total = INT64_MAX;
-        out->groups_total += g->count > 0;
-    }
+    out->metric = req->metric;
     topn heap;
-    if (topn_init(&heap, sizeof(attr_group), p->req->top, attr_group_cmp, p->m))
+    if (topn_init(&heap, sizeof(attr_group), req->top, attr_group_cmp, m))
         return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (group heap)");
-    const attr_group *after = p->req->has_after ? &p->groups[p->req->after_code] : NULL;
-    for (uint32_t c = 0; c < p->ngroups; c++) {
-        if (!p->groups[c].count || (after && attr_group_cmp(&p->groups[c], after, p->m) <= 0))
+    attr_group after = {0};
+    if (req->has_after) {
+        after = g->groups[req->after_code];
+        after.value = attr_value(&after, req->metric);
+    }
+    for (uint32_t c = 0; c < g->ngroups; c++) {
+        attr_group x = g->groups[c];
+        x.value = attr_value(&x, req->metric);
+        if (__builtin_add_overflow(out->metric_total, x.value, &out->metric_total))
+            out->metric_total = INT64_MAX;
+        out->groups_total += x.count > 0;
+        if (!x.count || (req->has_after && attr_group_cmp(&x, &after, m) <= 0))
             continue;
         out->groups_after_cursor++;
-        topn_offer(&heap, &p->groups[c]);
+        topn_offer(&heap, &x);
     }
     size_t n = topn_finish(&heap);
     out->groups = malloc((n ? n : 1) * sizeof *out->groups);
@@ -403,7 +433,7 @@ static void attr_gap_side_fill(const device_model *m, size_t row, attr_gap_side 
 }
 
 /* Walk the ordered spans: merged pieces, gaps beyond the running maximum end, the largest kept. */
-static void attr_walk_gaps(const attr_spans *s, const attr_request *req, attr_engine *eng, topn *heap)
+static void attr_walk_gaps(const attr_spans *s, int64_t gap_min_ns, attr_engine *eng, topn *heap)
 {
     int64_t cur_end = 0;
     uint32_t cur_row = 0;
@@ -414,7 +444,7 @@ static void attr_walk_gaps(const attr_spans *s, const attr_request *req, attr_en
             continue;
         if (!open || v->start > cur_end) {
             eng->busy_intervals++;
-            if (open && v->start - cur_end > req->gap_min_ns) {
+            if (open && v->start - cur_end > gap_min_ns) {
                 attr_gap_key k = {v->start - cur_end, cur_end, v->start, cur_row, s->rows[i]};
                 eng->gaps_over_min++;
                 eng->gaps_over_min_ns += k.gap;
@@ -429,12 +459,12 @@ static void attr_walk_gaps(const attr_spans *s, const attr_request *req, attr_en
     }
 }
 
-static int attr_engine_finish(const device_model *m, const attr_request *req, attr_spans *s, attr_engine *eng, nl_error *err)
+static int attr_engine_finish(const device_model *m, const attr_sections *sec, attr_spans *s, attr_engine *eng, nl_error *err)
 {
     topn heap;
-    if (attr_spans_order(s) || topn_init(&heap, sizeof(attr_gap_key), req->gaps_per_engine, attr_gap_cmp, NULL))
+    if (attr_spans_order(s) || topn_init(&heap, sizeof(attr_gap_key), sec->gaps_per_engine, attr_gap_cmp, NULL))
         return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (idle gaps)");
-    attr_walk_gaps(s, req, eng, &heap);
+    attr_walk_gaps(s, sec->gap_min_ns, eng, &heap);
     eng->busy_ns = interval_union(s->iv.v, s->iv.n);
     eng->gap_count = (unsigned)topn_finish(&heap);
     for (unsigned g = 0; g < eng->gap_count; g++) {
@@ -451,7 +481,7 @@ static int attr_engine_finish(const device_model *m, const attr_request *req, at
 }
 
 /* Union of the export's active_time rows per itemised engine (names compared case-insensitively). */
-static int attr_active_rows(const device_model *m, attr_result *out, nl_error *err)
+static int attr_active_rows(const device_model *m, attr_sections *out, nl_error *err)
 {
     const table *t = device_model_table_get(m, DEVICE_MODEL_ACTIVE_TIME);
     uint32_t n = t ? table_dict_size(t, DM_ACTIVE_ENGINE) : 0;
@@ -622,20 +652,18 @@ static int attr_skinny_top(attr_pass *p, attr_small_dma *d, nl_error *err)
     return 0;
 }
 
-static int attr_sections(attr_pass *p, const atomic_int *cancel, attr_result *out, nl_error *err)
+static int attr_sections_finish(attr_pass *p, const atomic_int *cancel, nl_error *err)
 {
+    attr_sections *out = p->s;
     for (size_t e = 0; e < out->engine_count; e++) {
         if (attr_cancelled(cancel))
             return nl_error_set(err, NL_ERR_CANCELLED, NULL, -1, "cancelled");
-        if (attr_engine_finish(p->m, p->req, &p->spans[e], &out->engines[e], err))
+        if (attr_engine_finish(p->m, out, &p->spans[e], &out->engines[e], err))
             return -1;
     }
     if (attr_active_rows(p->m, out, err) || attr_small_dma_scan(p->m, cancel, &out->small_dma, err))
         return -1;
-    if (attr_skinny_top(p, &out->small_dma, err))
-        return -1;
-    out->has_sections = true;
-    return 0;
+    return attr_skinny_top(p, &out->small_dma, err);
 }
 
 static int attr_check(const attr_request *req, nl_error *err)
@@ -652,24 +680,155 @@ static int attr_check(const attr_request *req, nl_error *err)
     return -1;
 }
 
+static int attr_check_cursor(const attr_request *req, attr_group_by by, uint32_t ngroups, nl_error *err)
+{
+    if (!req->has_after || req->after_code < ngroups)
+        return 0;
+    nl_error_set(err, NL_ERR_ARGUMENT, NULL, -1, "the cursor names group %u but grouping by %s has %u groups",
+                 req->after_code, attr_group_by_name(by), ngroups);
+    nl_error_set_field(err, "cursor");
+    return -1;
+}
+
+void attr_groups_free(attr_groups *g)
+{
+    if (g) {
+        free(g->groups);
+        free(g);
+    }
+}
+
+void attr_sections_free(attr_sections *s)
+{
+    if (s) {
+        free(s->engines);
+        free(s);
+    }
+}
+
+size_t attr_groups_bytes(const attr_groups *g)
+{
+    return sizeof *g + (size_t)g->ngroups * sizeof *g->groups;
+}
+
+size_t attr_sections_bytes(const attr_sections *s)
+{
+    return sizeof *s + s->engine_count * sizeof *s->engines;
+}
+
+/* Pass 1 once for whichever of groups (*g) and sections (*s) is asked for, then pass 3/4 for sections. */
+static int attr_build(const device_model *m, attr_group_by by, attr_groups **g, int64_t gap_min_ns, uint32_t gaps_per_engine,
+                      attr_sections **s, const atomic_int *cancel, nl_error *err)
+{
+    attr_groups *gr = g ? calloc(1, sizeof *gr) : NULL;
+    attr_sections *sec = s ? calloc(1, sizeof *sec) : NULL;
+    if ((g && !gr) || (s && !sec)) {
+        free(gr);
+        free(sec);
+        return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (attribution)");
+    }
+    if (sec) {
+        sec->gap_min_ns = gap_min_ns;
+        sec->gaps_per_engine = gaps_per_engine;
+    }
+    attr_pass p;
+    int rc = attr_pass_open(&p, m, by, gr, sec, err);
+    if (!rc)
+        rc = attr_scan(&p, cancel, err);
+    if (!rc && sec)
+        rc = attr_sections_finish(&p, cancel, err);
+    attr_pass_close(&p);
+    if (rc) {
+        attr_groups_free(gr);
+        attr_sections_free(sec);
+        return -1;
+    }
+    if (g)
+        *g = gr;
+    if (s)
+        *s = sec;
+    return 0;
+}
+
+int attr_groups_compute(const device_model *m, attr_group_by by, const atomic_int *cancel, attr_groups **out, nl_error *err)
+{
+    *out = NULL;
+    if ((unsigned)by >= ATTR_GROUP_BY_COUNT) {
+        nl_error_set(err, NL_ERR_ARGUMENT, NULL, -1, "group_by is out of range");
+        nl_error_set_field(err, "group_by");
+        return -1;
+    }
+    return attr_build(m, by, out, 0, 0, NULL, cancel, err);
+}
+
+int attr_sections_compute(const device_model *m, int64_t gap_min_ns, uint32_t gaps_per_engine, const atomic_int *cancel,
+                          attr_sections **out, nl_error *err)
+{
+    *out = NULL;
+    if (gap_min_ns < 0 || gaps_per_engine > ATTR_GAPS_PER_ENGINE_MAX) {
+        const char *field = gap_min_ns < 0 ? "gap_min_ns" : "gaps_per_engine";
+        nl_error_set(err, NL_ERR_ARGUMENT, NULL, -1, "%s is out of range (gaps_per_engine 0..%u, gap_min_ns >= 0)", field,
+                     ATTR_GAPS_PER_ENGINE_MAX);
+        nl_error_set_field(err, field);
+        return -1;
+    }
+    return attr_build(m, ATTR_BY_SOURCE, NULL, gap_min_ns, gaps_per_engine, out, cancel, err);
+}
+
+int attr_compute_from(const device_model *m, const attr_request *req, const attr_groups *groups,
+                      const attr_sections *sections, attr_result *out, nl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (attr_check(req, err))
+        return -1;
+    out->group_by = attr_effective_group_by(m, req->group_by, &out->source_abstained);
+    if (!groups || groups->group_by != out->group_by ||
+        (req->sections && (!sections || sections->gap_min_ns != req->gap_min_ns ||
+                           sections->gaps_per_engine != req->gaps_per_engine))) {
+        memset(out, 0, sizeof *out);
+        return nl_error_set(err, NL_ERR_ARGUMENT, NULL, -1, "precomputed attribution parts do not match the request");
+    }
+    if (attr_check_cursor(req, out->group_by, groups->ngroups, err)) {
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    out->coverage = groups->coverage;
+    int rc = groups->has_table ? attr_rank(m, groups, req, out, err) : 0;
+    if (!rc && req->sections) {
+        size_t n = sections->engine_count;
+        if ((out->engines = malloc((n ? n : 1) * sizeof *out->engines))) {
+            memcpy(out->engines, sections->engines, n * sizeof *out->engines);
+            out->engine_count = n;
+            out->engines_not_itemised = sections->engines_not_itemised;
+            out->small_dma = sections->small_dma;
+            out->has_sections = true;
+        } else {
+            rc = nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (engines)");
+        }
+    }
+    if (!rc && !out->groups && !(out->groups = malloc(sizeof *out->groups)))
+        rc = nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (groups)");
+    if (rc)
+        attr_result_free(out);
+    return rc;
+}
+
 int attr_compute(const device_model *m, const attr_request *req, const atomic_int *cancel, attr_result *out, nl_error *err)
 {
     memset(out, 0, sizeof *out);
     if (attr_check(req, err))
         return -1;
-    attr_pass p;
-    int rc = attr_pass_open(&p, m, req, out, err);
+    bool abstained;
+    attr_group_by by = attr_effective_group_by(m, req->group_by, &abstained);
+    if (attr_check_cursor(req, by, attr_group_keys(m, by), err)) /* before the pass over the rows */
+        return -1;
+    attr_groups *g = NULL;
+    attr_sections *s = NULL;
+    int rc = attr_build(m, by, &g, req->gap_min_ns, req->gaps_per_engine, req->sections ? &s : NULL, cancel, err);
     if (!rc)
-        rc = attr_scan(&p, cancel, out, err);
-    if (!rc && p.t)
-        rc = attr_rank(&p, out, err);
-    if (!rc && req->sections)
-        rc = attr_sections(&p, cancel, out, err);
-    attr_pass_close(&p, out->engine_count);
-    if (!rc && !out->groups && !(out->groups = malloc(sizeof *out->groups)))
-        rc = nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (groups)");
-    if (rc)
-        attr_result_free(out);
+        rc = attr_compute_from(m, req, g, s, out, err);
+    attr_groups_free(g);
+    attr_sections_free(s);
     return rc;
 }
 

@@ -4,8 +4,9 @@
  * per-engine time (summed durations and merged busy intervals, which differ because an engine's
  * instructions overlap and EVENT_SEMAPHORE durations are waiting), the largest idle gaps per engine with
  * the instructions on both sides, a small-DMA report and source-location coverage.
- * Owns: nothing beyond the result it fills (attr_result_free). Reads a finished, immutable device_model:
- * thread-safe. Polls `cancel` every ATTR_CHUNK rows.
+ * Owns: the result it fills (attr_result_free) and the precomputed parts it builds (attr_groups_free,
+ * attr_sections_free; see below). Reads a finished, immutable device_model: thread-safe. Polls `cancel`
+ * every ATTR_CHUNK rows.
  * Bounded: groups accumulate in an array indexed by the key column's dictionary code (one slot per distinct
  * key, O(1) per row); the page is chosen with a heap of `top` groups and only that page is sorted. Idle gaps,
  * DMA queues and skinny-DMA sources are likewise kept by bounded heaps. Only the per-engine busy intervals
@@ -150,6 +151,35 @@ typedef struct attr_result {
 int attr_compute(const device_model *m, const attr_request *req, const atomic_int *cancel, attr_result *out,
                  nl_error *err) __attribute__((warn_unused_result));
 void attr_result_free(attr_result *r);
+
+/* ---- precomputed parts (for memoizing per model) ------------------------------------------------------
+ * attr_compute = the pass over the rows + ranking. The pass yields two immutable parts that do not depend on
+ * metric, top or cursor: the per-group aggregates of one grouping (attr_groups) and the engine time / idle
+ * gaps / small-DMA sections of one gap setting (attr_sections). attr_compute_from ranks from them in
+ * O(groups) without reading a row, and its result is identical to attr_compute's for the same request.
+ * Both parts are read-only once built: any number of attr_compute_from calls may share them. */
+typedef struct attr_groups attr_groups;
+typedef struct attr_sections attr_sections;
+
+/* Aggregates grouped by `by` exactly (pass attr_effective_group_by's result: a source request on a model
+ * without source locations ranks by opcode). 0 and *out, or -1 with err (NL_ERR_NOMEM, NL_ERR_CANCELLED). */
+int attr_groups_compute(const device_model *m, attr_group_by by, const atomic_int *cancel, attr_groups **out,
+                        nl_error *err) __attribute__((warn_unused_result));
+void attr_groups_free(attr_groups *g);
+size_t attr_groups_bytes(const attr_groups *g);
+
+/* Engine time, idle gaps (those longer than gap_min_ns, the largest gaps_per_engine per engine) and the
+ * small-DMA report. 0 and *out, or -1 with err (NL_ERR_ARGUMENT, NL_ERR_NOMEM, NL_ERR_CANCELLED). */
+int attr_sections_compute(const device_model *m, int64_t gap_min_ns, uint32_t gaps_per_engine, const atomic_int *cancel,
+                          attr_sections **out, nl_error *err) __attribute__((warn_unused_result));
+void attr_sections_free(attr_sections *s);
+size_t attr_sections_bytes(const attr_sections *s);
+
+/* attr_compute's result from the parts: `groups` of attr_effective_group_by(m, req->group_by); `sections`
+ * (only read when req->sections) of req's gap_min_ns and gaps_per_engine — otherwise NL_ERR_ARGUMENT. Same
+ * errors as attr_compute for the request itself (top, cursor, ...); never NL_ERR_CANCELLED. */
+int attr_compute_from(const device_model *m, const attr_request *req, const attr_groups *groups,
+                      const attr_sections *sections, attr_result *out, nl_error *err) __attribute__((warn_unused_result));
 
 /* The grouping attr_compute will use: `by`, or ATTR_BY_OPCODE when `by` is source and no instruction has a
  * source location (*source_abstained set then). */

@@ -21,14 +21,14 @@
  *               entry with end ≥ ts, probes sorted after spans of equal ts); an f that binds to none takes
  *               the first span of its thread starting at or after its ts
  *   launch      a device span's launching host span: the first host span (file order) with the same
- *               correlation; else via a flow: an f bound to the device span whose id's first s (file
- *               order) is on a host process, bound to a host span; else the first non-launch host span
- *               with the same External id
+ *               correlation; else via a flow: of the f events bound to the device span, the first (file
+ *               order) whose id has an s on a host process bound to a host span (the first such s in file
+ *               order); else, as the op itself, the first non-launch host span with the same External id
  *   op          the launch span or its nearest ancestor whose category is not a launch category
  *               (…_runtime, …_driver, cuda_sync); device time per op = Σ device-span lengths
  *   busy        the union of device-span intervals (intervals.h), overall, per device and per stream
- *   latency     per flow pair: an f on a device process minus the first s of its id on a host process;
- *               without such pairs, device span start minus its correlated launch's start
+ *   latency     per flow pair: an f on a device process minus the first s (file order) with its id on a
+ *               host process; without such pairs, device span start minus its correlated launch's start
  *   percentiles nearest rank: the value at index ceil(q·n) − 1 of the sorted values */
 #ifndef NL_FRAMEWORK_SUMMARY_H
 #define NL_FRAMEWORK_SUMMARY_H

@@ -13,6 +13,7 @@
  * dm_time_columns (an O(segments) base adjustment, see table_shift). */
 #include "device_model.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
@@ -269,6 +270,41 @@ int device_model_add_note(device_model *m, device_model_note_kind kind, uint32_t
         return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory adding a reader note");
     m->notes[m->note_count++] = (device_model_note){kind, scope, name, count};
     return 0;
+}
+
+int device_model_merge_rows(device_model *dst, const device_model *src, device_model_table which, nl_error *err)
+{
+    /* The "(other)" note of a full note table is interned when the cap is hit, which a merge cannot place
+     * at the same point of the id sequence as a sequential read: refuse instead of differing. */
+    if (dst->note_count + src->note_count >= DEVICE_MODEL_NOTES_MAX)
+        return nl_error_set(err, NL_ERR_LIMIT, NULL, -1, "too many reader notes to merge exactly");
+    for (int i = 0; i < DEVICE_MODEL_RECORD_COUNT; i++)
+        if (src->records[i])
+            return nl_error_set(err, NL_ERR_INTERNAL, NULL, -1, "device_model_merge_rows: the piece has records");
+    uint32_t n = strtab_count(src->strings);
+    uint32_t *map = malloc((size_t)n * sizeof *map);
+    if (!map)
+        return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory merging string ids");
+    int rc = -1;
+    /* Interning src's strings in src's id order (its first-seen order) after dst's gives each string the id
+     * a sequential read would have given it: a string new to dst first occurs in this piece. */
+    for (uint32_t id = 0; id < n; id++) {
+        size_t len;
+        const char *s = strtab_str(src->strings, id, &len);
+        if (strtab_intern(dst->strings, s, len, &map[id], err) != 0)
+            goto out;
+    }
+    if (table_append_table(dst->tables[which], src->tables[which], map, err) != 0)
+        goto out;
+    for (uint32_t i = 0; i < src->note_count; i++) {
+        const device_model_note *nt = &src->notes[i];
+        if (device_model_add_note(dst, nt->kind, map[nt->scope], map[nt->name], nt->count, err) != 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    free(map);
+    return rc;
 }
 
 int device_model_finish(device_model *m, nl_error *err)

@@ -186,6 +186,14 @@ kvlist *device_model_record_mut(device_model *m, device_model_record which, nl_e
 /* Add `count` to the note (kind, scope, name), creating it. */
 int device_model_add_note(device_model *m, device_model_note_kind kind, uint32_t scope, uint32_t name, uint64_t count,
                           nl_error *err) __attribute__((warn_unused_result));
+/* Append the rows of table `which` of `src` (a model built from one piece of the same file, not finished)
+ * after dst's, with src's strings interned into dst in src's id order and src's notes added in order, so
+ * merging the pieces of a file in file order gives the model one sequential read would have built. src is
+ * not changed (the caller frees it); its singleton records must be empty. NL_ERR_LIMIT when the merged notes
+ * could exceed DEVICE_MODEL_NOTES_MAX (the caller then reads sequentially). On failure dst may hold part of
+ * src and must be discarded. */
+int device_model_merge_rows(device_model *dst, const device_model *src, device_model_table which, nl_error *err)
+    __attribute__((warn_unused_result));
 /* Make times relative to metadata.first_hw_timestamp (0 when absent or not an integer). Call once, after
  * the last row; fails with NL_ERR_FORMAT if a time would overflow. */
 int device_model_finish(device_model *m, nl_error *err) __attribute__((warn_unused_result));

@@ -216,8 +216,11 @@ int framework_model_add_log(framework_model *m, bool is_error, const char *line,
     uint64_t k = m->log_count[is_error]++;
     if (!is_error || k >= FRAMEWORK_MODEL_ERROR_LINES_MAX)
         return 0;
-    if (len > FRAMEWORK_MODEL_ERROR_LINE_BYTES)
+    if (len > FRAMEWORK_MODEL_ERROR_LINE_BYTES) {
         len = FRAMEWORK_MODEL_ERROR_LINE_BYTES;
+        while (len > 0 && ((unsigned char)line[len] & 0xc0) == 0x80) /* keep whole UTF-8 characters */
+            len--;
+    }
     m->error_lines[k] = arena_strndup(m->arena, line, len);
     if (!m->error_lines[k])
         return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory keeping an ERROR line");

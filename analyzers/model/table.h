@@ -54,6 +54,15 @@ table *table_new(arena *a, const table_column *cols, uint32_t ncols) __attribute
 /* Append one row: `row[c]` for every column c. 0, or -1 with err set (the table is unchanged). */
 int table_append(table *t, const table_value *row, nl_error *err) __attribute__((warn_unused_result));
 
+/* Append every row of `src` (same column schema, another arena) after the rows of `t`, as if appended one by
+ * one: same values, same dictionary codes. TABLE_STR cells are strtab ids of src's string table; id_map
+ * translates them into t's (id_map[src id] = t id; NULL = same table). Used to merge the pieces of a file
+ * parsed on several threads. When t ends on a segment boundary, whole segments are copied (memcpy, codes
+ * re-encoded) instead of row by row. 0, or -1 with err set (NL_ERR_NOMEM, NL_ERR_LIMIT, NL_ERR_INTERNAL for
+ * a schema mismatch); after a failure t may hold part of src's rows and must be discarded. */
+int table_append_table(table *t, const table *src, const uint32_t *id_map, nl_error *err)
+    __attribute__((warn_unused_result));
+
 size_t table_rows(const table *t);
 uint32_t table_ncols(const table *t);
 const table_column *table_column_at(const table *t, uint32_t col);

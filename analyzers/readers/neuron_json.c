@@ -44,6 +44,7 @@
 #include "hashtab.h"
 #include "json_kv_internal.h"
 #include "json_stream.h"
+#include "neuron_json_internal.h"
 
 /* ---- arrays and fields -------------------------------------------------------------------------------- */
 
@@ -214,9 +215,11 @@ typedef struct nj_reader {
     const char *name;
     /* input */
     const neuron_json_options *opt;
-    int fd;
-    const unsigned char *mem;
-    size_t mem_len, mem_pos;
+    nj_input in;
+    const nj_split_hook *split; /* nullable: top-level arrays whose elements another thread parsed */
+    int piece;                  /* reading one piece of a split array (neuron_json_par.c): no end-of-array
+                                   note (the merge adds one for the whole array), no time normalisation */
+    uint64_t piece_count;       /* elements of the piece's array */
     size_t read_size;
     uint64_t bytes_read, bytes_total, progress_next;
     /* position */
@@ -785,6 +788,17 @@ static int nj_on_top_value(nj_reader *r, const json_stream_token *t)
     r->index = r->count = 0;
     if (t->kind == JSON_STREAM_ARRAY_BEGIN) {
         r->state = r->kind == NJ_OTHER ? NJ_S_SKIP_ARRAY : NJ_S_ARRAY;
+        if (r->split) {
+            /* the elements were parsed by other threads and merged here; the input skips their bytes, so
+             * the next token is this array's end, which notes the total */
+            size_t len;
+            const char *name = strtab_str(r->strings, r->array_id, &len);
+            int rc = r->split->array(r->split->ctx, r->m, t->offset, name, len, &r->count, r->err);
+            if (rc < 0)
+                return nj_context(r, t->offset);
+            if (rc > 0 && r->count)
+                r->index = r->count - 1;
+        }
         return 0;
     }
     if (r->kind != NJ_OTHER)
@@ -798,6 +812,10 @@ static int nj_on_element(nj_reader *r, const json_stream_token *t)
 {
     if (t->kind == JSON_STREAM_ARRAY_END) {
         r->state = NJ_S_TOP;
+        if (r->piece) {
+            r->piece_count = r->count;
+            return 0;
+        }
         return nj_note(r, DEVICE_MODEL_NOTE_ARRAY_READ, 0, r->array_id, r->count, t->offset);
     }
     r->index = r->count++;
@@ -879,6 +897,10 @@ static int nj_token(nj_reader *r, const json_stream_token *t)
             r->count++;
         if (t->depth == 1 && t->kind == JSON_STREAM_ARRAY_END) {
             r->state = NJ_S_TOP;
+            if (r->piece) {
+                r->piece_count = r->count;
+                return 0;
+            }
             return nj_note(r, DEVICE_MODEL_NOTE_ARRAY_SKIPPED, 0, r->array_id, r->count, t->offset);
         }
         return 0;
@@ -905,18 +927,9 @@ static int nj_fill(nj_reader *r)
     if (!dst)
         return nj_context(r, (int64_t)r->bytes_read);
     size_t want = r->read_size < avail ? r->read_size : avail;
-    ssize_t n;
-    if (r->mem) {
-        n = (ssize_t)(r->mem_len - r->mem_pos < want ? r->mem_len - r->mem_pos : want);
-        memcpy(dst, r->mem + r->mem_pos, (size_t)n);
-        r->mem_pos += (size_t)n;
-    } else {
-        do
-            n = read(r->fd, dst, want);
-        while (n < 0 && errno == EINTR);
-        if (n < 0)
-            return nj_fail(r, NL_ERR_IO, (int64_t)r->bytes_read, "read failed: %s", strerror(errno));
-    }
+    ssize_t n = r->in.read(r->in.ctx, dst, want, r->err);
+    if (n < 0)
+        return nj_context(r, (int64_t)r->bytes_read);
     if (n == 0)
         json_stream_finish(r->js);
     json_stream_commit(r->js, (size_t)n);
@@ -953,7 +966,7 @@ static int nj_run(nj_reader *r)
         }
     }
     nj_progress(r, 1);
-    if (device_model_finish(r->m, r->err) != 0)
+    if (!r->piece && device_model_finish(r->m, r->err) != 0)
         return nj_context(r, -1);
     return 0;
 }
@@ -991,32 +1004,88 @@ static int nj_read(nj_reader *r, device_model **out, nl_error *err)
     return rc;
 }
 
-static nj_reader *nj_reader_new(const char *name, const neuron_json_options *opt, nl_error *err)
+/* ---- inputs ------------------------------------------------------------------------------------------- */
+
+typedef struct nj_fd_input {
+    int fd;
+    const char *name;
+} nj_fd_input;
+
+static ssize_t nj_fd_read(void *ctx, char *dst, size_t want, nl_error *err)
 {
+    nj_fd_input *in = ctx;
+    ssize_t n;
+    do
+        n = read(in->fd, dst, want);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        nl_error_set(err, NL_ERR_IO, in->name, -1, "read failed: %s", strerror(errno));
+    return n;
+}
+
+typedef struct nj_mem_input {
+    const unsigned char *data;
+    size_t len, pos;
+} nj_mem_input;
+
+static ssize_t nj_mem_read(void *ctx, char *dst, size_t want, nl_error *err)
+{
+    (void)err;
+    nj_mem_input *in = ctx;
+    size_t n = in->len - in->pos < want ? in->len - in->pos : want;
+    memcpy(dst, in->data + in->pos, n);
+    in->pos += n;
+    return (ssize_t)n;
+}
+
+int nj_read_input(const char *name, const neuron_json_options *opt, const nj_input *in, uint64_t bytes_total,
+                  const nj_split_hook *split, uint64_t *piece_count, device_model **out, nl_error *err)
+{
+    *out = NULL;
     nj_reader *r = calloc(1, sizeof *r);
-    if (!r) {
-        nl_error_set(err, NL_ERR_NOMEM, name, -1, "out of memory creating the JSON reader");
-        return NULL;
-    }
+    if (!r)
+        return nl_error_set(err, NL_ERR_NOMEM, name, -1, "out of memory creating the JSON reader");
     r->name = name ? name : "(memory)";
     r->opt = opt;
-    r->fd = -1;
-    return r;
+    r->in = *in;
+    r->bytes_total = bytes_total;
+    r->split = split;
+    r->piece = piece_count != NULL;
+    int rc = nj_read(r, out, err);
+    if (rc == 0 && piece_count)
+        *piece_count = r->piece_count;
+    free(r);
+    return rc;
+}
+
+int nj_array_splittable(const char *name, size_t len, int *which)
+{
+    int k = nj_array_kind(name, len);
+    *which = k < NJ_TABLES ? k : -1;
+    return k < NJ_TABLES || k == NJ_OTHER;
+}
+
+static unsigned nj_threads(const neuron_json_options *opt)
+{
+    return opt && opt->threads ? opt->threads : nj_online_cpus();
 }
 
 int neuron_json_read_fd(int fd, const char *name, const neuron_json_options *opt, device_model **out, nl_error *err)
 {
     *out = NULL;
-    nj_reader *r = nj_reader_new(name, opt, err);
-    if (!r)
-        return -1;
     struct stat st;
-    r->fd = fd;
+    uint64_t total = 0;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-        r->bytes_total = (uint64_t)st.st_size;
-    int rc = nj_read(r, out, err);
-    free(r);
-    return rc;
+        total = (uint64_t)st.st_size;
+    if (total && nj_threads(opt) > 1) {
+        int rc = nj_par_read_fd(fd, name, opt, nj_threads(opt), out, err);
+        if (rc <= 0)
+            return rc;
+        /* 1: not split (too small), or the parallel read failed: the sequential read decides */
+    }
+    nj_fd_input fin = {fd, name ? name : "(memory)"};
+    nj_input in = {nj_fd_read, &fin};
+    return nj_read_input(name, opt, &in, total, NULL, NULL, out, err);
 }
 
 int neuron_json_read(const char *path, const neuron_json_options *opt, device_model **out, nl_error *err)
@@ -1035,13 +1104,14 @@ int neuron_json_read_mem(const void *data, size_t len, const char *name, const n
                          device_model **out, nl_error *err)
 {
     *out = NULL;
-    nj_reader *r = nj_reader_new(name, opt, err);
-    if (!r)
-        return -1;
-    r->mem = data ? data : (const unsigned char *)"";
-    r->mem_len = data ? len : 0;
-    r->bytes_total = r->mem_len;
-    int rc = nj_read(r, out, err);
-    free(r);
-    return rc;
+    if (!data)
+        len = 0;
+    if (len && nj_threads(opt) > 1) {
+        int rc = nj_par_read_mem(data, len, name, opt, nj_threads(opt), out, err);
+        if (rc <= 0)
+            return rc;
+    }
+    nj_mem_input min = {data ? data : (const unsigned char *)"", len, 0};
+    nj_input in = {nj_mem_read, &min};
+    return nj_read_input(name, opt, &in, len, NULL, NULL, out, err);
 }

@@ -2,12 +2,15 @@
  *
  * Owns: nothing after it returns; on success the caller owns the new device_model (device_model_free).
  * Streams the file in NEURON_JSON_READ_SIZE reads through json_stream: memory is the model plus one read
- * buffer, whatever the file size. Arrays neuronlens does not model are skipped and counted (model notes).
- * Threads: any thread; one call per model. The cancel flag may be set from another thread; the progress
- * callback runs on the calling thread.
+ * buffer per thread, whatever the file size. Arrays neuronlens does not model are skipped and counted (model
+ * notes). A large regular file (or memory buffer) is split between its records and parsed on `threads`
+ * threads (neuron_json_par.c); the model is the same as a sequential read's, value for value and id for id.
+ * Threads: any thread; one call per model; the call may start threads of its own and joins them before it
+ * returns. The cancel flag may be set from another thread; the progress callback runs on the calling thread.
  * Errors: -1 and nl_error naming the file, the byte offset, the record index and the field
  * ("<array>.<key>"): NL_ERR_IO, NL_ERR_FORMAT (malformed JSON or a value of the wrong type), NL_ERR_TRUNCATED
- * (input ends inside the document), NL_ERR_LIMIT, NL_ERR_NOMEM, NL_ERR_CANCELLED. No model on failure. */
+ * (input ends inside the document), NL_ERR_LIMIT, NL_ERR_NOMEM, NL_ERR_CANCELLED. No model on failure.
+ * Errors are those of the sequential read (a split read that fails is repeated sequentially to report it). */
 #ifndef NL_NEURON_JSON_H
 #define NL_NEURON_JSON_H
 
@@ -23,6 +26,9 @@
 #define NEURON_JSON_POLL_RECORDS 1024u
 /* Minimum bytes between two progress callbacks (plus one at the start and one at the end). */
 #define NEURON_JSON_PROGRESS_STEP ((uint64_t)8 << 20)
+/* Inputs smaller than this are read on the calling thread; most threads one read starts. */
+#define NEURON_JSON_SPLIT_MIN ((size_t)32 << 20)
+#define NEURON_JSON_THREADS_MAX 64u
 
 typedef struct neuron_json_options {
     const atomic_int *cancel; /* nullable; when it reads nonzero the read stops with NL_ERR_CANCELLED */
@@ -30,7 +36,12 @@ typedef struct neuron_json_options {
     void (*progress)(void *ctx, uint64_t bytes_done, uint64_t bytes_total);
     void *progress_ctx;
     size_t read_size;    /* 0 = NEURON_JSON_READ_SIZE */
-    size_t memory_limit; /* cap on the model's memory, 0 = none (exceeding it → NL_ERR_NOMEM) */
+    size_t memory_limit; /* cap on the model's memory, 0 = none (exceeding it → NL_ERR_NOMEM); a limit makes
+                            the read sequential */
+    unsigned threads;    /* threads for one large input: 0 = online CPUs (≤ NEURON_JSON_THREADS_MAX), 1 = none */
+    size_t split_min;    /* inputs below this many bytes are read sequentially; 0 = NEURON_JSON_SPLIT_MIN */
+    size_t split_records; /* elements per piece of a split array; 0 = TABLE_SEG_ROWS (whole table segments,
+                             merged by copy). Tests use small values to cut everywhere. */
 } neuron_json_options;
 
 /* Read the export at `path`. opt may be NULL. 0 and *out = a finished model, or -1 with err set. */

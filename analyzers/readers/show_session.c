@@ -120,6 +120,14 @@ int show_session_total_time_for_core(const show_session *ss, uint32_t id, int64_
     return 1;
 }
 
+size_t show_session_bytes(const show_session *ss)
+{
+    size_t n = sizeof *ss + ss->core_cap * (sizeof *ss->cores + sizeof *ss->store) + ss->graph_cap * sizeof *ss->graphs;
+    for (size_t i = 0; i < ss->core_count; i++)
+        n += ss->store[i].cap * sizeof *ss->store[i].trig + (SHOW_SESSION_TYPES_MAX + 1) * sizeof *ss->store[i].counts;
+    return n;
+}
+
 void show_session_free(show_session *ss)
 {
     if (!ss)

@@ -133,6 +133,8 @@ int show_session_total_time_for_core(const show_session *ss, uint32_t id, int64_
 /* Distinct event type names in first-seen order; any index ≥ the count names "(other)". */
 size_t show_session_type_count(const show_session *ss);
 const char *show_session_type_name(const show_session *ss, size_t i);
+/* Heap bytes the result holds (for cache accounting). */
+size_t show_session_bytes(const show_session *ss);
 void show_session_free(show_session *ss);
 
 /* ---- parsing ---------------------------------------------------------------------------------------- */

@@ -2,9 +2,10 @@
  * print the aggregates that tests/samples/ref_neuron_json.py computes independently with Python's json
  * module, in the same JSON shape, so run_neuron_json_samples.py can diff them.
  *
- * Usage: neuron_json_dump [--read-size N] [--stats] EXPORT.json
+ * Usage: neuron_json_dump [--read-size N] [--threads N] [--stats] [--no-dump] EXPORT.json
  *        neuron_json_dump --summary-json FILE
- * --stats prints ingest time, throughput and model memory (bytes per instruction) to stderr.
+ * --stats prints ingest time, throughput and model memory (bytes per instruction) to stderr; --no-dump skips
+ * the aggregates (ingest benchmarks); --threads sets neuron_json_options.threads (0 = online CPUs).
  * Exit: 0 ok, 1 reader error (printed to stderr with code, offset, record and field), 2 usage. */
 #include <inttypes.h>
 #include <jansson.h>
@@ -288,20 +289,25 @@ static int dump_summary_json(const char *path)
 int main(int argc, char **argv)
 {
     neuron_json_options opt = {0};
-    int stats = 0;
+    int stats = 0, no_dump = 0;
     const char *path = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--summary-json") == 0 && i + 1 < argc)
             return dump_summary_json(argv[i + 1]);
         if (strcmp(argv[i], "--read-size") == 0 && i + 1 < argc)
             opt.read_size = (size_t)strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
+            opt.threads = (unsigned)strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--stats") == 0)
             stats = 1;
+        else if (strcmp(argv[i], "--no-dump") == 0)
+            no_dump = 1;
         else
             path = argv[i];
     }
     if (!path) {
-        fprintf(stderr, "usage: neuron_json_dump [--read-size N] [--stats] EXPORT.json | --summary-json FILE\n");
+        fprintf(stderr, "usage: neuron_json_dump [--read-size N] [--threads N] [--stats] [--no-dump] EXPORT.json | "
+                        "--summary-json FILE\n");
         return 2;
     }
     nl_error err;
@@ -314,6 +320,10 @@ int main(int argc, char **argv)
     double t1 = dump_now();
     if (stats)
         dump_stats(path, m, t1 - t0);
+    if (no_dump) {
+        device_model_free(m);
+        return 0;
+    }
     json_t *out = dump_model(m);
     json_dumpf(out, stdout, JSON_SORT_KEYS | JSON_INDENT(1) | JSON_REAL_PRECISION(17));
     putchar('\n');

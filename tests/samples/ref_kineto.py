@@ -15,6 +15,7 @@ no code with the C side. The definitions it implements are written out in
 analyzers/analyses/framework_summary.h and analyzers/model/framework_model.c (device-or-host rules);
 they are re-implemented here from that text.
 """
+import bisect
 import decimal
 import gzip
 import json
@@ -464,8 +465,16 @@ def aggregate(path):
                                 (x[1] if streams else '').encode('utf-8')))
         return out
 
+    ends = [e for _, e in merged_all]
+
     def overlap(a, b):
-        return sum(max(0, min(e, b) - max(s, a)) for s, e in merged_all)
+        total = 0
+        for i in range(bisect.bisect_right(ends, a), len(merged_all)):
+            s, e = merged_all[i]
+            if s >= b:
+                break
+            total += max(0, min(e, b) - max(s, a))
+        return total
 
     for s in steps:
         s.append(overlap(s[2], s[2] + s[3]))
@@ -560,6 +569,31 @@ def check_tool(binary, path, ref, schema, schema_errors, problems):
     diff(got, want, name + '(tool)', problems)
 
 
+def check_tool_bad_input(binary, folder, schema, schema_errors, problems):
+    """A cut-off .json.gz gives a partial result labelled so; a traceEvents that is not a list abstains."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        data = open(os.path.join(folder, 'mtia_inference_rank_0.json.gz'), 'rb').read()
+        cut = os.path.join(tmp, 'cut.json.gz')
+        with open(cut, 'wb') as f:
+            f.write(data[:len(data) * 6 // 10])
+        out = run_json([binary, 'call', 'summary', json.dumps({'path': cut})])
+        problems += ['cut.json.gz(tool) schema: %s' % e for e in schema_errors(schema, out)]
+        codes = [q.get('code') for q in out.get('data_quality', [])]
+        if out.get('status') != 'complete' or out.get('partial') is not True or 'partial_trace' not in codes \
+                or not 0 < out.get('events', {}).get('total', 0) < 16158:
+            problems.append('cut.json.gz(tool): expected a partial result, got status %r partial %r codes %r' % (
+                out.get('status'), out.get('partial'), codes))
+        bad = os.path.join(tmp, 'bad.json')
+        with open(bad, 'w') as f:
+            f.write('{"traceEvents": 5}')
+        out = run_json([binary, 'call', 'summary', json.dumps({'path': bad})])
+        problems += ['bad.json(tool) schema: %s' % e for e in schema_errors(schema, out)]
+        if out.get('status') != 'abstained' or 'traceEvents is a number' not in out.get('abstained', {}).get('reason', ''):
+            problems.append('bad.json(tool): expected an abstention naming traceEvents, got %r' % (out,))
+    print('tool on a cut-off .json.gz and on a non-trace: %s' % ('ok' if not problems else 'problems'))
+
+
 def check(dump):
     root = os.environ.get('NL_SAMPLES_DIR', '')
     folder = os.path.join(root, 'kineto')
@@ -588,6 +622,8 @@ def check(dump):
         print('%s: %d events, %d host spans, %d device spans, busy %d ns, links %s, latency %s: %s' % (
             name, ref['events'], ref['host']['spans'], d['spans'], d['busy_ns'], d['links'], ref['latency']['basis'],
             'ok' if len(problems) == before else '%d differences' % (len(problems) - before)))
+    if binary:
+        check_tool_bad_input(binary, folder, schema, schema_errors, problems)
     for p in problems:
         print('DIFF ' + p[:400])
     return 1 if problems else 0

@@ -309,6 +309,111 @@ static void cancelled_before_the_scan_reports_cancelled(void **state)
     device_model_free(m);
 }
 
+static void assert_same_result(const attr_result *a, const attr_result *b)
+{
+    assert_int_equal(a->group_by, b->group_by);
+    assert_int_equal(a->source_abstained, b->source_abstained);
+    assert_int_equal(a->metric, b->metric);
+    assert_int_equal(a->group_count, b->group_count);
+    assert_memory_equal(a->groups, b->groups, a->group_count * sizeof *a->groups);
+    assert_int_equal(a->groups_total, b->groups_total);
+    assert_int_equal(a->groups_after_cursor, b->groups_after_cursor);
+    assert_int_equal(a->more, b->more);
+    assert_int_equal(a->metric_total, b->metric_total);
+    assert_memory_equal(&a->coverage, &b->coverage, sizeof a->coverage);
+    assert_int_equal(a->has_sections, b->has_sections);
+    assert_int_equal(a->engine_count, b->engine_count);
+    if (a->engine_count)
+        assert_memory_equal(a->engines, b->engines, a->engine_count * sizeof *a->engines);
+    assert_int_equal(a->engines_not_itemised, b->engines_not_itemised);
+    assert_memory_equal(&a->small_dma, &b->small_dma, sizeof a->small_dma);
+}
+
+/* The memoized path (issue 6): parts built once per grouping / gap setting, then every metric, page size and
+ * cursor ranked from them, must equal attr_compute for the same request. */
+static void shared_parts_rank_exactly_like_attr_compute(void **state)
+{
+    (void)state;
+    const char *docs[] = {fixture_export, fixture_no_source};
+    for (size_t d = 0; d < 2; d++) {
+        device_model *m = load(docs[d]);
+        attr_sections *sec = NULL;
+        nl_error err;
+        assert_int_equal(attr_sections_compute(m, ATTR_GAP_MIN_NS_DEFAULT, 3, NULL, &sec, &err), 0);
+        for (int by = 0; by < ATTR_GROUP_BY_COUNT; by++) {
+            bool abstained;
+            attr_groups *g = NULL;
+            assert_int_equal(attr_groups_compute(m, attr_effective_group_by(m, (attr_group_by)by, &abstained), NULL, &g,
+                                                 &err), 0);
+            for (int metric = 0; metric < ATTR_METRIC_KINDS; metric++) {
+                for (uint32_t top = 1; top <= 3; top++) {
+                    attr_request req = request((attr_group_by)by, (attr_metric)metric, top);
+                    for (int page = 0; page < 10; page++) { /* the first page with sections, then cursor pages */
+                        attr_result direct, memo;
+                        compute_ok(m, &req, &direct);
+                        memset(&memo, 0x5a, sizeof memo);
+                        assert_int_equal(attr_compute_from(m, &req, g, sec, &memo, &err), 0);
+                        assert_same_result(&direct, &memo);
+                        bool more = direct.more;
+                        uint32_t last = direct.group_count ? direct.groups[direct.group_count - 1].code : 0;
+                        attr_result_free(&direct);
+                        attr_result_free(&memo);
+                        if (!more)
+                            break;
+                        req.sections = false;
+                        req.has_after = true;
+                        req.after_code = last;
+                    }
+                }
+            }
+            attr_groups_free(g);
+        }
+        attr_sections_free(sec);
+        device_model_free(m);
+    }
+}
+
+static void parts_for_another_request_are_refused(void **state)
+{
+    (void)state;
+    device_model *m = load(fixture_export);
+    attr_groups *layer = NULL;
+    attr_sections *sec = NULL;
+    nl_error err;
+    assert_int_equal(attr_groups_compute(m, ATTR_BY_LAYER, NULL, &layer, &err), 0);
+    assert_int_equal(attr_sections_compute(m, 0, 5, NULL, &sec, &err), 0);
+    attr_result r;
+    attr_request req = request(ATTR_BY_OPCODE, ATTR_METRIC_TIME, 5);
+    memset(&r, 0x5a, sizeof r);
+    assert_int_equal(attr_compute_from(m, &req, layer, sec, &r, &err), -1); /* groups of another grouping */
+    assert_int_equal(err.code, NL_ERR_ARGUMENT);
+    assert_null(r.groups);
+    req = request(ATTR_BY_LAYER, ATTR_METRIC_TIME, 5);
+    assert_int_equal(attr_compute_from(m, &req, layer, sec, &r, &err), -1); /* sections of another gap setting */
+    assert_int_equal(err.code, NL_ERR_ARGUMENT);
+    req.sections = false;                                                   /* not needed on a continuation page */
+    assert_int_equal(attr_compute_from(m, &req, layer, NULL, &r, &err), 0);
+    assert_false(r.has_sections);
+    attr_result_free(&r);
+    req.has_after = true;
+    req.after_code = attr_group_keys(m, ATTR_BY_LAYER);
+    assert_int_equal(attr_compute_from(m, &req, layer, NULL, &r, &err), -1); /* the cursor is still checked */
+    assert_int_equal(err.code, NL_ERR_ARGUMENT);
+    assert_string_equal(err.field, "cursor");
+    attr_sections *bad = (attr_sections *)0x1;
+    assert_int_equal(attr_sections_compute(m, -1, 3, NULL, &bad, &err), -1);
+    assert_null(bad);
+    assert_string_equal(err.field, "gap_min_ns");
+    atomic_int cancel = 1;
+    attr_groups *none = NULL;
+    assert_int_equal(attr_groups_compute(m, ATTR_BY_OPCODE, &cancel, &none, &err), -1);
+    assert_int_equal(err.code, NL_ERR_CANCELLED);
+    assert_null(none);
+    attr_groups_free(layer);
+    attr_sections_free(sec);
+    device_model_free(m);
+}
+
 static void names_parse_and_round_trip(void **state)
 {
     (void)state;
@@ -339,6 +444,8 @@ int main(void)
         cmocka_unit_test(bad_cursor_and_ranges_are_argument_errors),
         cmocka_unit_test(cancelled_before_the_scan_reports_cancelled),
         cmocka_unit_test(names_parse_and_round_trip),
+        cmocka_unit_test(shared_parts_rank_exactly_like_attr_compute),
+        cmocka_unit_test(parts_for_another_request_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

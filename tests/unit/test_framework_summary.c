@@ -262,6 +262,68 @@ static void latency_percentiles_are_nearest_rank(void **state)
     framework_model_free(m);
 }
 
+/* The seed case's shape (formats.md §10.4): python_function ⊃ aten op ⊃ PrivateUse1 runtime launch, then
+ * nc_exec_running on a Neuron device lane ("privateuse1_driver", linked by correlation); a compiled graph as
+ * one "Torch-Compiled Region" with one launch; the epsilon scalar's host-to-device copy.
+ *   eager:    rms.py(3): forward [0,100) ⊃ aten::add [10,40) ⊃ nrta_execute_schedule [15,20) corr 7
+ *                                        ⊃ aten::copy_ [50,60) ⊃ nrta_copy [52,54) corr 8
+ *   compiled: Torch-Compiled Region: 0/0 [200,260) ⊃ nrta_execute_schedule [210,215) corr 9
+ *   device pid 2 "Neuron Device 0", NC lane 0: nc_exec_running [25,65) corr 7, [220,240) corr 9;
+ *             DMA lane: Memcpy HtoD [55,57) corr 8, 4 bytes
+ * device time: aten::add 40, Torch-Compiled Region: 0/0 20, aten::copy_ 2 (the launches' ops, never the
+ * python_function); busy = 40 + 20 (the copy overlaps [25,65)); one compiled region of 60. */
+static void privateuse1_device_time_is_credited_to_the_aten_op_not_the_python_frame(void **state)
+{
+    (void)state;
+    framework_model *m = model_of(
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"rms.py(3): forward\",\"pid\":9,\"tid\":9,\"ts\":0,\"dur\":100,"
+        "\"args\":{\"Python id\":1,\"Python parent id\":null}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":9,\"tid\":9,\"ts\":10,\"dur\":30},"
+        "{\"ph\":\"X\",\"cat\":\"privateuse1_runtime\",\"name\":\"nrta_execute_schedule\",\"pid\":9,\"tid\":9,\"ts\":15,"
+        "\"dur\":5,\"args\":{\"correlation\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::copy_\",\"pid\":9,\"tid\":9,\"ts\":50,\"dur\":10},"
+        "{\"ph\":\"X\",\"cat\":\"privateuse1_runtime\",\"name\":\"nrta_copy\",\"pid\":9,\"tid\":9,\"ts\":52,\"dur\":2,"
+        "\"args\":{\"correlation\":8}},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"Torch-Compiled Region: 0/0\",\"pid\":9,\"tid\":9,\"ts\":200,"
+        "\"dur\":60},"
+        "{\"ph\":\"X\",\"cat\":\"privateuse1_runtime\",\"name\":\"nrta_execute_schedule\",\"pid\":9,\"tid\":9,\"ts\":210,"
+        "\"dur\":5,\"args\":{\"correlation\":9}},"
+        "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":2,\"ts\":0,\"args\":{\"name\":\"Neuron Device 0\"}},"
+        "{\"ph\":\"X\",\"cat\":\"privateuse1_driver\",\"name\":\"nc_exec_running\",\"pid\":2,\"tid\":0,\"ts\":220,\"dur\":20,"
+        "\"args\":{\"correlation\":9}},"
+        "{\"ph\":\"X\",\"cat\":\"privateuse1_driver\",\"name\":\"nc_exec_running\",\"pid\":2,\"tid\":0,\"ts\":25,\"dur\":40,"
+        "\"args\":{\"correlation\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\",\"pid\":2,\"tid\":1,\"ts\":55,"
+        "\"dur\":2,\"args\":{\"correlation\":8,\"bytes\":4}}"
+        "]}");
+    framework_summary s;
+    summarize(m, &s);
+    assert_int_equal(s.device_spans, 3);
+    assert_int_equal(s.linked_correlation, 3);
+    assert_int_equal(s.unlinked, 0);
+    assert_int_equal(s.ndevice_ops, 3);
+    assert_string_equal(framework_model_str(m, s.device_ops[0].name, NULL), "aten::add");
+    assert_int_equal(s.device_ops[0].total_ns, 40000);
+    assert_string_equal(framework_model_str(m, s.device_ops[1].name, NULL), "Torch-Compiled Region: 0/0");
+    assert_int_equal(s.device_ops[1].total_ns, 20000);
+    assert_string_equal(framework_model_str(m, s.device_ops[2].name, NULL), "aten::copy_");
+    assert_int_equal(s.device_ops[2].total_ns, 2000);
+    assert_int_equal(s.device_busy_ns, 60000);
+    assert_int_equal(s.compiled_regions, 1);
+    assert_int_equal(s.compiled_region_ns, 60000);
+    assert_int_equal(s.copies[FS_COPY_H2D].count, 1);
+    assert_int_equal(s.copies[FS_COPY_H2D].bytes, 4);
+    assert_int_equal(s.latency.basis, FS_LAT_CORRELATION);
+    assert_int_equal(s.latency.pairs, 3);
+    assert_int_equal(s.latency.median_ns, 10000); /* 25 − 15, 55 − 52 = 3, 220 − 210 = 10: sorted 3, 10, 10 */
+    /* CPU self time: the python frame keeps 100 − 30 − 10 = 60 */
+    assert_int_equal(find_op(m, s.host_ops, s.nhost_ops, "rms.py(3): forward")->self_ns, 60000);
+    assert_int_equal(find_op(m, s.host_ops, s.nhost_ops, "aten::add")->self_ns, 25000);
+    framework_summary_free(&s);
+    framework_model_free(m);
+}
+
 static void cancel_stops_the_summary(void **state)
 {
     (void)state;
@@ -284,6 +346,7 @@ int main(void)
         cmocka_unit_test(busy_time_is_a_union_across_streams),
         cmocka_unit_test(begin_end_pairs_become_spans),
         cmocka_unit_test(latency_percentiles_are_nearest_rank),
+        cmocka_unit_test(privateuse1_device_time_is_credited_to_the_aten_op_not_the_python_frame),
         cmocka_unit_test(cancel_stops_the_summary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,18 +7,24 @@ text and -j JSON) and compares them with that claim, with each other and with th
 Busy time follows the real exports: the union of each engine's instruction intervals without
 EVENT_SEMAPHORE (its duration is blocked time), zero-length instructions kept as zero-length rows.
 The library checks (nl-gen-write-check, next to the generator) run too when built.
+The capture (--capture, --ranks, --executions) and Kineto (--kineto) outputs are decoded independently: the
+.pb streams with the small protobuf decoder below, trace.json with json (ts/dur as Decimal), and every
+per-rank claim of expected.json is recomputed from them, including the host↔device join between the two.
 Stdlib only. Usage: test_gen_profile.py [GENERATOR]; otherwise $NL_GEN_PROFILE or
 $NL_BUILD_ROOT/bench/nl-gen-profile.
 """
 import collections
+import decimal
 import filecmp
 import json
 import math
 import os
 import re
+import struct
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 GEN = None
@@ -658,6 +664,717 @@ class GenProfileTest(unittest.TestCase):
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
             self.assertEqual(rc, 2, args)
 
+
+# ---- system-profile capture (.pb) and Kineto trace.json ----
+#
+# A stdlib protobuf decoder (formats.md §9): varints, fixed32 floats, length-delimited fields. It knows
+# nothing of the generator's encoder or of proto/, and keeps every field it meets, so a wrong wire type, a
+# missing field or an extra one shows up.
+
+EV_TYPES_2_30_51 = {
+    0: 'generic', 1: 'nrt_load', 2: 'async_post_request', 3: 'nrt_execute', 4: 'kmgr_exec_core',
+    5: 'nrt_load_collectives', 6: 'cc_exec_barrier', 7: 'nc_exec_running', 8: 'cc_running', 9: 'nrt_tensor_read',
+    10: 'nrt_tensor_write', 11: 'nrt_tensor_read_batch', 12: 'nrt_tensor_write_batch', 13: 'numerical_err',
+    14: 'enc_barrier_recv', 15: 'enc_barrier_send', 16: 'enc_barrier', 17: 'kbl_exec_pre', 18: 'kbl_exec_core',
+    19: 'kbl_exec_wait', 20: 'kbl_exec_post', 21: 'nrt_model_switch', 22: 'nrt_model_submit',
+    23: 'nrt_async_sema_wait', 24: 'hw_notify', 25: 'timestamp_sync_point', 26: 'nc_model_switch',
+    27: 'nrt_tensor_allocate', 28: 'nrt_tensor_free', 29: 'tensor_block_while_exec', 30: 'dmem_buf_copyin',
+    31: 'dmem_buf_copyout', 32: 'dmem_buf_batch_copyin', 33: 'dmem_buf_batch_copyout', 34: 'nrt_dma_mem_alloc',
+    35: 'nrt_dma_mem_dealloc', 36: 'exec_consume_nc_status_notifications',
+    37: 'exec_consume_cc_core_notifications', 38: 'notification_consume_errors', 39: 'exec_consume_gpsimd_stdio'}
+PB_FILES = ('trace_info.pb', 'ntrace.pb', 'cpu_util.pb', 'host_mem.pb')
+
+
+def pb_varint(b, i):
+    v = s = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7f) << s
+        s += 7
+        if c < 0x80:
+            return v, i
+        if s > 63:
+            raise ValueError('varint too long at %d' % i)
+
+
+def pb_fields(b):
+    """[(field, wire type, value)]: varint → int, fixed32 → the float as a Python float, length → bytes."""
+    out, i = [], 0
+    while i < len(b):
+        key, i = pb_varint(b, i)
+        f, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = pb_varint(b, i)
+        elif wt == 2:
+            n, i = pb_varint(b, i)
+            v = bytes(b[i:i + n])
+            if len(v) != n:
+                raise ValueError('length-delimited field %d runs past the end' % f)
+            i += n
+        elif wt == 5:
+            v = struct.unpack_from('<f', b, i)[0]
+            i += 4
+        else:
+            raise ValueError('unexpected wire type %d (field %d)' % (wt, f))
+        out.append((f, wt, v))
+    if i != len(b):
+        raise ValueError('message overruns its length')
+    return out
+
+
+def pb_stream(path):
+    """Records of a [u32 LE length][message] stream; the lengths must add up to the file size."""
+    with open(path, 'rb') as f:
+        data = f.read()
+    recs, i = [], 0
+    while i < len(data):
+        if i + 4 > len(data):
+            raise ValueError('%s: truncated length prefix at %d' % (path, i))
+        n = struct.unpack_from('<I', data, i)[0]
+        if i + 4 + n > len(data):
+            raise ValueError('%s: record at %d runs past the end' % (path, i))
+        recs.append(data[i + 4:i + 4 + n])
+        i += 4 + n
+    return recs
+
+
+def pb_one(fields, number, default=None):
+    vals = [v for f, _, v in fields if f == number]
+    if len(vals) > 1:
+        raise ValueError('field %d repeated' % number)
+    return vals[0] if vals else default
+
+
+def decode_trace_info(path):
+    with open(path, 'rb') as f:
+        raw = f.read()
+    top = pb_fields(raw)
+    ti = {'raw': raw, 'fields': [f for f, _, _ in top], 'tables': {}, 'explicit_zero_ids': 0}
+    for key, num in (('format', 1), ('pid', 2), ('f9', 9), ('start_ns', 11), ('end_ns', 12), ('events', 14),
+                     ('f16', 16)):
+        ti[key] = pb_one(top, num)
+    for key, num in (('instance_id', 4), ('host_ip', 13), ('instance_type', 15), ('hostname', 17)):
+        ti[key] = pb_one(top, num).decode()
+
+    def trace_file(b):
+        x = pb_fields(b)
+        return {'path': pb_one(x, 1).decode(), 'type': pb_one(x, 2), 'records': pb_one(x, 3)}
+    ti['ntrace_file'] = trace_file(pb_one(top, 6))
+    host = pb_fields(pb_one(top, 7))
+    ti['host'] = {'cpus': pb_one(host, 1), 'cpu_model': pb_one(host, 2).decode(), 'memory': pb_one(host, 3),
+                  'periods': (pb_one(host, 4), pb_one(host, 5)), 'cpu_file': trace_file(pb_one(host, 6)),
+                  'mem_file': trace_file(pb_one(host, 7)), 'wire': [(f, wt) for f, wt, _ in host]}
+    ti['f18'] = pb_fields(pb_one(top, 18))
+    for f, _, v in top:
+        if f != 10:
+            continue
+        t = pb_fields(v)
+        entries = []
+        for ef, _, e in t:
+            if ef != 2:
+                continue
+            x = pb_fields(e)
+            ti['explicit_zero_ids'] += x[0] == (1, 0, 0)
+            entries.append((pb_one(x, 1, 0), pb_one(x, 2).decode()))
+        ti['tables'][pb_one(t, 1).decode()] = entries
+    return ti
+
+
+def decode_ntrace(path, types):
+    """Events with names, merged attributes and the raw fields."""
+    evs = []
+    for idx, rec in enumerate(pb_stream(path)):
+        fs = pb_fields(rec)
+        e = {'index': idx, 'numbers': [f for f, _, _ in fs], 'attrs': []}
+        for f, wt, v in fs:
+            if f == 12:
+                kv = pb_fields(v)
+                e['attrs'].append((pb_one(kv, 1).decode(), pb_one(kv, 2).decode()))
+            else:
+                e[f] = v
+        e['type'] = types[e[7]]
+        e['a'] = dict(e['attrs'])
+        evs.append(e)
+    return evs
+
+
+def pair_spans(evs):
+    """Begin/end pairs by span id (f15): (type, begin, end) with both records' attributes merged."""
+    begins, spans, instants = {}, [], []
+    for e in evs:
+        if e[14] == 1:
+            begins[e[15]] = e
+        elif e[14] == 2:
+            b = begins.pop(e[15])
+            assert b['type'] == e['type'], (b['type'], e['type'])
+            spans.append({'type': b['type'], 'start': b[2], 'end': e[2], 'a': dict(b['a'], **e['a']),
+                          'begin': b, 'end_rec': e, 'tid': b[9]})
+        else:
+            instants.append(e)
+    assert not begins, 'unpaired begins: %d' % len(begins)
+    return spans, instants
+
+
+def decode_cpu(path):
+    out = []
+    for rec in pb_stream(path):
+        fs = pb_fields(rec)
+        out.append({'util': pb_one(fs, 1), 'ts': pb_one(fs, 2), 'cpu': pb_one(fs, 3),
+                    'wire': [(f, wt) for f, wt, _ in fs]})
+    return out
+
+
+def decode_mem(path):
+    return [dict((f, v) for f, _, v in pb_fields(rec)) for rec in pb_stream(path)]
+
+
+def load_kineto(path):
+    """trace.json with ts/dur kept as Decimal (exact), plus the raw text."""
+    with open(path) as f:
+        text = f.read()
+    return json.loads(text, parse_float=decimal.Decimal), text
+
+
+def us_to_ns(v):
+    n = v * 1000
+    assert n == n.to_integral_value(), v
+    return int(n)
+
+
+def within(inner, outer):
+    return outer[0] <= inner[0] and inner[1] <= outer[1]
+
+
+class Capture:
+    """One generator run with --capture/--kineto, decoded once."""
+
+    def __init__(self, out, args):
+        self.out = out
+        t = time.monotonic()
+        run_gen(out, *args)
+        self.seconds = time.monotonic() - t
+        self.expected = load(os.path.join(out, 'expected.json'))
+        self.ranks = {}
+
+    def rank(self, r):
+        """Decoded files of rank r (lazily)."""
+        if r in self.ranks:
+            return self.ranks[r]
+        er = self.expected['ranks'][r]
+        d = {'exp': er}
+        if er['dir'] is not None:
+            base = os.path.join(self.out, er['dir'])
+            d['ti'] = decode_trace_info(os.path.join(base, 'trace_info.pb'))
+            types = dict(d['ti']['tables']['ntrace_inspect_type'])
+            d['evs'] = decode_ntrace(os.path.join(base, 'ntrace.pb'), types)
+            d['spans'], d['instants'] = pair_spans(d['evs'])
+            d['cpu'] = decode_cpu(os.path.join(base, 'cpu_util.pb'))
+            d['mem'] = decode_mem(os.path.join(base, 'host_mem.pb'))
+        if 'kineto' in er:
+            d['kin'], d['kin_text'] = load_kineto(os.path.join(self.out, er['kineto']['file']))
+        self.ranks[r] = d
+        return d
+
+
+def device_union(intervals):
+    merged = merge(intervals)
+    return sum(e - s for s, e in merged), [merged[i + 1][0] - merged[i][1] for i in range(len(merged) - 1)]
+
+
+class CaptureTest(unittest.TestCase):
+    """--capture, --ranks, --executions, --kineto: every claim of expected.json's ranks[] recomputed from the
+    decoded .pb streams and trace.json, and the join between them checked to the nanosecond."""
+    tmp = None
+    cap = None    # 2 ranks, 2 cores, 4 executions, capture + Kineto
+    many = None   # 32 ranks, tiny
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix='nl-gen-capture-')
+        cls.cap = Capture(os.path.join(cls.tmp.name, 'cap'),
+                          ['--seed', '21', '--layers', '3', '--cores', '2', '--instructions-per-layer', '80',
+                           '--capture', '--ranks', '2', '--executions', '4', '--kineto'])
+        cls.many = Capture(os.path.join(cls.tmp.name, 'many'),
+                           ['--seed', '3', '--layers', '1', '--cores', '1', '--instructions-per-layer', '50',
+                            '--capture', '--ranks', '32', '--executions', '2', '--kineto'])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def all_ranks(self):
+        for c in (self.cap, self.many):
+            for r in range(c.expected['params']['ranks']):
+                yield c, c.rank(r)
+
+    # ---- layout and trace_info.pb ----
+
+    def test_capture_directories_hold_the_system_files_exports_and_trace(self):
+        exp = self.cap.expected
+        self.assertEqual(sorted(exp['files']['capture_dirs']),
+                         sorted(n for n in os.listdir(self.cap.out) if os.path.isdir(os.path.join(self.cap.out, n))))
+        for r, er in enumerate(exp['ranks']):
+            self.assertEqual(er['dir'], 'i-0synthetic%d_pid_%d' % (r, er['pid']))
+            names = set(os.listdir(os.path.join(self.cap.out, er['dir'])))
+            self.assertEqual(names, set(PB_FILES) | {'trace.json', 'profile_nc0.json', 'profile_nc1.json'})
+            for f in er['exports']:
+                self.assertTrue(filecmp.cmp(os.path.join(self.cap.out, f),
+                                            os.path.join(self.cap.out, exp['files']['exports'][int(f[-6])]),
+                                            shallow=False))
+        top = os.listdir(self.cap.out)
+        self.assertFalse([n for n in top if n.startswith('profile_nc')])  # exports live in the rank dirs
+        self.assertEqual(exp['files']['exports'][0], exp['ranks'][0]['exports'][0])
+
+    def test_trace_info_is_one_message_shaped_like_the_real_capture(self):
+        for c, d in self.all_ranks():
+            ti, er = d['ti'], d['exp']
+            self.assertEqual(ti['fields'], [1, 2, 4, 6, 7, 9] + [10] * 4 + [11, 12, 13, 14, 15, 16, 17, 18])
+            self.assertEqual((ti['format'], ti['pid'], ti['f9'], ti['f16']), (2, er['pid'], 2, 2))
+            self.assertEqual(ti['instance_id'], er['instance_id'])
+            self.assertEqual(ti['ntrace_file'], {'path': './output/%s/ntrace.pb' % er['dir'], 'type': 1,
+                                                 'records': len(d['evs'])})
+            self.assertEqual(ti['events'], len(d['evs']))
+            h = ti['host']
+            self.assertEqual((h['cpus'], h['periods'], h['memory']), (12, (1.0, 1.0), er['system']['host_mem']['total_bytes']))
+            self.assertEqual(h['wire'], [(1, 0), (2, 2), (3, 0), (4, 5), (5, 5), (6, 2), (7, 2)])
+            self.assertEqual(h['cpu_file'], {'path': './output/%s/cpu_util.pb' % er['dir'], 'type': 2,
+                                             'records': len(d['cpu']) // 12})
+            self.assertEqual(h['mem_file'], {'path': './output/%s/host_mem.pb' % er['dir'], 'type': 3,
+                                             'records': len(d['mem'])})
+            self.assertEqual((ti['start_ns'], ti['end_ns']), (er['timeline']['start_ns'], er['timeline']['end_ns']))
+            self.assertEqual(ti['f18'], [(4, 0, 0xffffffff)])
+            tables = ti['tables']
+            self.assertEqual(list(tables), ['ntrace_inspect_type', 'system_trace', 'nrt_inspect_mem_usage_type',
+                                            'nrt_inspect_mem_alloc_errno_type'])
+            self.assertEqual(dict(tables['ntrace_inspect_type']), EV_TYPES_2_30_51)
+            ids = [i for i, _ in tables['ntrace_inspect_type']]
+            self.assertNotEqual(ids, sorted(ids))  # unsorted, as the runtime writes it
+            self.assertEqual(dict(tables['system_trace']), {er['timeline']['model_id']: er['timeline']['neff_path'],
+                                                           0: 'invalid_interned_string'})
+            self.assertEqual(ti['explicit_zero_ids'], 4)  # `08 00` for generic, invalid_interned_string, …
+            self.assertEqual(os.path.getsize(os.path.join(c.out, er['system']['files']['trace_info'])),
+                             er['system']['bytes']['trace_info'])
+
+    def test_encoding_matches_the_real_capture_when_samples_are_present(self):
+        real = os.path.join(os.environ.get('NL_SAMPLES_DIR', ''), 'capture', 'i-0af76a70a6d3864dd_pid_713479')
+        if not os.path.exists(os.path.join(real, 'trace_info.pb')):
+            self.skipTest('real capture not found (NL_SAMPLES_DIR unset or samples absent)')
+
+        def shape(d):
+            ti = decode_trace_info(os.path.join(d, 'trace_info.pb'))
+            keys = collections.defaultdict(set)
+            for e in decode_ntrace(os.path.join(d, 'ntrace.pb'), dict(ti['tables']['ntrace_inspect_type'])):
+                keys[(e['type'], e[14])].add(frozenset(e['a']))
+                self.assertEqual([n for n in e['numbers'] if n != 12], [2, 7, 9, 10, 14, 15])
+            cpu = {tuple(f for f, _ in x['wire']) for x in decode_cpu(os.path.join(d, 'cpu_util.pb'))}
+            mem = {tuple(sorted(m)) for m in decode_mem(os.path.join(d, 'host_mem.pb'))}
+            return ti, keys, cpu, mem
+        rt, rk, rc, rm = shape(real)
+        gt, gk, gc, gm = shape(os.path.join(self.cap.out, self.cap.expected['ranks'][0]['dir']))
+        self.assertEqual(gt['fields'], rt['fields'])
+        self.assertEqual(gt['host']['wire'], rt['host']['wire'])
+        self.assertEqual(list(gt['tables']), list(rt['tables']))
+        for name in ('ntrace_inspect_type', 'nrt_inspect_mem_usage_type', 'nrt_inspect_mem_alloc_errno_type'):
+            self.assertEqual(gt['tables'][name], rt['tables'][name], name)
+        for key, sets in gk.items():  # every (type, phase) carries the attribute keys the runtime writes
+            self.assertEqual(sets, rk[key], key)
+        self.assertEqual((gc, gm), (rc, rm))
+
+    def test_neff_path_matches_the_exports(self):
+        d = self.cap.rank(0)
+        ex = load(os.path.join(self.cap.out, d['exp']['exports'][0]))
+        self.assertEqual(ex['neff_header'][0]['network_name'], d['exp']['timeline']['neff_path'])
+
+    # ---- ntrace.pb ----
+
+    def test_ntrace_records_carry_all_seven_fields_grouped_by_worker(self):
+        for c, d in self.all_ranks():
+            evs, er = d['evs'], d['exp']
+            self.assertEqual(len(evs), er['system']['records']['ntrace'])
+            workers = [e[10] >> 50 for e in evs]
+            self.assertEqual(workers, sorted(workers))  # grouped by worker
+            for w in set(workers):
+                seqs = [e[10] & ((1 << 50) - 1) for e in evs if e[10] >> 50 == w]
+                self.assertEqual(seqs, list(range(1, len(seqs) + 1)))
+            for e in evs:
+                self.assertEqual([n for n in e['numbers'] if n != 12], [2, 7, 9, 10, 14, 15])
+                self.assertEqual(int(e['a']['worker_gid']), e[10] >> 50)
+                self.assertEqual(int(e['a']['nc_idx']), e[10] >> 50)
+                if e[14] != 2:
+                    self.assertEqual(e[15], e[10])  # span id = the begin's own sequence id
+            ts = [e[2] for e in evs]
+            self.assertNotEqual(ts, sorted(ts))  # logging order, not time order
+
+    def test_event_counts_per_type_match_expected(self):
+        for c, d in self.all_ranks():
+            got = collections.defaultdict(lambda: {'records': 0, 'begin': 0, 'end': 0, 'instant': 0})
+            for e in d['evs']:
+                got[e['type']]['records'] += 1
+                got[e['type']][{1: 'begin', 2: 'end', 3: 'instant'}[e[14]]] += 1
+            self.assertEqual(dict(got), d['exp']['system']['event_counts'])
+            ex = d['exp']['timeline']
+            n, k = len(ex['executions']), len(ex['nc_exec_running'])
+            self.assertEqual(got['nc_exec_running']['begin'], n * k)
+            self.assertEqual(got['timestamp_sync_point']['instant'], n * k)
+            self.assertEqual(got['nrt_load']['begin'], k)
+
+    def test_nc_exec_running_spans_match_expected_and_the_exports(self):
+        for c, d in self.all_ranks():
+            tl = d['exp']['timeline']
+            runs = [s for s in d['spans'] if s['type'] == 'nc_exec_running']
+            by_core = collections.defaultdict(list)
+            for s in runs:
+                self.assertEqual(s['a']['device_core_idx'], s['a']['nc_idx'])
+                by_core[int(s['a']['nc_idx'])].append({
+                    'exec_id': int(s['a']['exec_id']), 'start_ns': s['start'], 'end_ns': s['end'],
+                    'duration_ns': s['end'] - s['start'], 'nc_start_ns': int(s['begin']['a']['nc_timestamp_ns']),
+                    'nc_end_ns': int(s['end_rec']['a']['nc_timestamp_ns'])})
+            for core in tl['nc_exec_running']:
+                mine = sorted(by_core[core['nc']], key=lambda x: x['exec_id'])
+                want = [{k: v for k, v in x.items() if k != 'launch_latency_ns'} for x in core['spans']]
+                self.assertEqual(mine, want)
+                self.assertEqual(core['busy_ns'], union_len([(x['start_ns'], x['end_ns']) for x in mine]))
+                for x in mine:  # device and host durations agree; steady executions = the export
+                    self.assertEqual(x['nc_end_ns'] - x['nc_start_ns'], x['duration_ns'])
+                    extra = tl['warmup_extra_ns'] if x['exec_id'] == 1 else 0
+                    self.assertEqual(x['duration_ns'], core['export_total_ns'] + extra)
+        ex = load(os.path.join(self.cap.out, self.cap.expected['ranks'][0]['exports'][1]))
+        core1 = self.cap.expected['ranks'][0]['timeline']['nc_exec_running'][1]
+        self.assertEqual(ex['metadata'][0]['last_hw_timestamp'] - ex['metadata'][0]['first_hw_timestamp'],
+                         core1['export_total_ns'])
+        self.assertEqual(self.cap.expected['cores'][1]['total_time_ns'], core1['export_total_ns'])
+
+    def test_sync_points_convert_device_time_exactly(self):
+        for c, d in self.all_ranks():
+            sync = {(int(i['a']['exec_id']), int(i['a']['nc_idx'])): i for i in d['instants']}
+            self.assertTrue(all(i['type'] == 'timestamp_sync_point' and 'device_core_idx' not in i['a']
+                                for i in d['instants']))
+            drift = d['exp']['timeline']['drift_ns_per_execution']
+            worst = 0
+            for s in (s for s in d['spans'] if s['type'] == 'nc_exec_running'):
+                key = (int(s['a']['exec_id']), int(s['a']['nc_idx']))
+                sp = sync[key]
+                cpu, nc = int(sp['a']['cpu_timestamp_ns']), int(sp['a']['nc_timestamp_ns'])
+                for rec, f2 in ((s['begin'], s['start']), (s['end_rec'], s['end'])):
+                    conv = cpu + int(rec['a']['nc_timestamp_ns']) - nc
+                    worst = max(worst, abs(conv - f2))
+                    # another execution's sync point of the same core is off by the drift
+                    other = sync[(1 if key[0] != 1 else 2, key[1])]
+                    wrong = int(other['a']['cpu_timestamp_ns']) + int(rec['a']['nc_timestamp_ns']) - \
+                        int(other['a']['nc_timestamp_ns'])
+                    self.assertEqual(abs(wrong - f2), drift * abs(key[0] - int(other['a']['exec_id'])))
+            self.assertEqual(worst, d['exp']['system']['sync']['max_abs_error_ns'])
+            self.assertEqual(len(sync), d['exp']['system']['sync']['points'])
+
+    def test_union_busy_and_gaps_between_executions(self):
+        for c, d in self.all_ranks():
+            tl = d['exp']['timeline']
+            runs = [(s['start'], s['end']) for s in d['spans'] if s['type'] == 'nc_exec_running']
+            busy, gaps = device_union(runs)
+            self.assertEqual(busy, tl['device_busy_ns'])
+            self.assertEqual(gaps, tl['gaps_ns'])
+            self.assertEqual(len(gaps), len(tl['executions']) - 1)
+            self.assertEqual(sum(gaps), tl['gap_total_ns'])
+            self.assertEqual(sum(e - s for s, e in runs), tl['device_sum_ns'])
+            for x, y, g in zip(tl['executions'], tl['executions'][1:], gaps):
+                self.assertEqual(y['start_ns'] - x['end_ns'], g)
+            for x in tl['executions']:
+                mine = [(s['start'], s['end']) for s in d['spans']
+                        if s['type'] == 'nc_exec_running' and int(s['a']['exec_id']) == x['exec_id']]
+                self.assertEqual(union_len(mine), x['busy_ns'])
+                self.assertEqual((min(a for a, _ in mine), max(b for _, b in mine)), (x['start_ns'], x['end_ns']))
+            self.assertEqual([x['warmup'] for x in tl['executions']], [True] + [False] * (len(gaps)))
+
+    def test_runtime_spans_enclose_the_execution_and_the_copies(self):
+        for c, d in self.all_ranks():
+            tl = d['exp']['timeline']
+            spans = d['spans']
+            by = collections.defaultdict(list)
+            for s in spans:
+                by[(s['type'], int(s['a']['nc_idx']))].append(s)
+            for core in tl['nc_exec_running']:
+                k = core['nc']
+                runs = sorted(by[('nc_exec_running', k)], key=lambda s: s['start'])
+                execs = sorted(by[('nrt_execute', k)], key=lambda s: s['start'])
+                self.assertEqual(len(runs), len(execs))
+                for run, ex, want in zip(runs, execs, core['spans']):
+                    self.assertTrue(within((run['start'], run['end']), (ex['start'], ex['end'])))
+                    self.assertEqual(run['start'] - ex['start'], want['launch_latency_ns'])
+                    self.assertEqual(ex['a']['model_id'], str(tl['model_id']))
+                for t in ('nrt_model_submit', 'kbl_exec_pre', 'kmgr_exec_core'):
+                    self.assertTrue(all(any(within((s['start'], s['end']), (e['start'], e['end'])) for e in execs)
+                                        for s in by[(t, k)]), t)
+                waits = by[('kbl_exec_wait', k)]
+                self.assertTrue(all(any(within((r['start'], r['end']), (w['start'], w['end'])) for w in waits)
+                                    for r in runs))
+                for outer, inner in (('nrt_tensor_write', 'dmem_buf_copyin'), ('nrt_tensor_read', 'dmem_buf_copyout')):
+                    calls = by[(outer, k)]
+                    self.assertEqual(len(calls), len(runs))
+                    for call in calls:
+                        self.assertEqual(sum(within((x['start'], x['end']), (call['start'], call['end']))
+                                             for x in by[(inner, k)]), 1)
+                        self.assertEqual(call['tid'], tl['main_thread'])
+                load_ = by[('nrt_load', k)]
+                self.assertEqual(len(load_), 1)
+                want = tl['nrt_load'][k]
+                self.assertEqual((load_[0]['start'], load_[0]['end']), (want['start_ns'], want['end_ns']))
+                self.assertEqual(load_[0]['end_rec']['a']['model_id'], str(tl['model_id']))
+                weights = [x for x in by[('dmem_buf_copyin', k)] if within((x['start'], x['end']),
+                                                                          (load_[0]['start'], load_[0]['end']))]
+                self.assertEqual(sum(int(x['a']['size']) for x in weights), want['weight_bytes'])
+
+    def test_cpu_util_and_host_mem_samples(self):
+        for c, d in self.all_ranks():
+            sys_ = d['exp']['system']
+            cpu, mem = d['cpu'], d['mem']
+            self.assertEqual(len(cpu), sys_['cpu']['records'])
+            self.assertEqual(len(cpu), 12 * sys_['cpu']['samples'])
+            stamps = sorted({x['ts'] for x in cpu})
+            self.assertEqual(len(stamps), sys_['cpu']['samples'])
+            self.assertEqual((stamps[0], stamps[-1]), (sys_['cpu']['first_sample_ns'], sys_['cpu']['last_sample_ns']))
+            for a, b in zip(stamps, stamps[1:]):
+                self.assertLess(abs((b - a) - 1000000000), 1000000)  # 1 Hz
+            for i, x in enumerate(cpu):
+                self.assertEqual(x['ts'], stamps[i // 12])
+                self.assertEqual(x['cpu'], (i % 12) or None)  # cpu 0 is omitted
+                self.assertNotEqual(x['util'], 0.0)          # 0 % is omitted
+                self.assertEqual([f for f, _ in x['wire']], [f for f in (1, 2, 3) if
+                                                            (f == 1 and x['util'] is not None) or f == 2 or
+                                                            (f == 3 and x['cpu'] is not None)])
+            self.assertTrue(all(x['util'] is None for x in cpu[:12]))  # the first timestamp has no utilisation
+            self.assertEqual(sum(x['util'] is None for x in cpu), sys_['cpu']['omitted_util_records'])
+            top = max(cpu, key=lambda x: x['util'] or 0.0)
+            self.assertEqual(top['util'], sys_['cpu']['max_pct'])
+            self.assertEqual(((top['cpu'] or 0), top['ts']), (sys_['cpu']['max_cpu'], sys_['cpu']['max_at_ns']))
+            self.assertTrue(0 < top['util'] <= 100)
+            self.assertEqual([m[2] for m in mem], stamps)
+            self.assertEqual((min(m[1] for m in mem), max(m[1] for m in mem)),
+                             (sys_['host_mem']['min_bytes'], sys_['host_mem']['max_bytes']))
+            self.assertEqual(len(mem), sys_['host_mem']['samples'])
+
+    # ---- trace.json ----
+
+    def test_kineto_trace_has_the_torch_2_shape(self):
+        for c, d in self.all_ranks():
+            k, text, er = d['kin'], d['kin_text'], d['exp']
+            self.assertEqual(list(k), ['schemaVersion', 'deviceProperties', 'distributedInfo', 'neuronlens_synthetic',
+                                       'traceEvents', 'traceName', 'displayTimeUnit', 'baseTimeNanoseconds'])
+            self.assertEqual(k['schemaVersion'], 1)
+            self.assertIn('synthetic', k['neuronlens_synthetic'])
+            di = k['distributedInfo']
+            self.assertEqual((di['rank'], di['world_size']), (er['rank'], c.expected['params']['ranks']))
+            self.assertEqual(di['pg_config'][0]['ranks'], list(range(c.expected['params']['ranks'])))
+            self.assertEqual(k['baseTimeNanoseconds'], er['kineto']['base_time_ns'])
+            self.assertEqual([p['id'] for p in k['deviceProperties']], list(range(len(er['timeline']['nc_exec_running']))))
+            # every ts/dur is written with exactly three decimals
+            nums = re.findall(r'"(?:ts|dur)": ([0-9.eE+-]+)', text)
+            self.assertTrue(nums and all(re.fullmatch(r'\d+\.\d{3}', n) for n in nums))
+            ev = k['traceEvents']
+            ts = [e['ts'] for e in ev if e['ph'] != 'M']
+            self.assertNotEqual(ts, sorted(ts))
+            cats = collections.Counter(e['cat'] for e in ev if 'cat' in e)
+            self.assertEqual(dict(cats), er['kineto']['by_category'])
+            self.assertEqual(dict(collections.Counter(e['ph'] for e in ev)), er['kineto']['by_phase'])
+            self.assertEqual(len(ev), er['kineto']['events'])
+            self.assertEqual(sum(1 for e in ev if 'cat' not in e), er['kineto']['events_without_category'])
+            self.assertEqual(os.path.getsize(os.path.join(c.out, er['kineto']['file'])), er['kineto']['bytes'])
+            for e in ev:
+                self.assertIn(e['ph'], ('X', 'i', 's', 'f', 'M'))
+
+    def test_kineto_steps_and_compiled_regions(self):
+        for c, d in self.all_ranks():
+            base, er = d['kin']['baseTimeNanoseconds'], d['exp']['kineto']
+            ev = d['kin']['traceEvents']
+            dev = [(base + us_to_ns(e['ts']), base + us_to_ns(e['ts']) + us_to_ns(e['dur']))
+                   for e in ev if e.get('cat') == 'privateuse1_driver']
+
+            def clipped_busy(a, b):
+                return union_len([(max(s, a), min(t, b)) for s, t in dev if s < b and t > a])
+            steps = [{'name': e['name'], 'start_ns': base + us_to_ns(e['ts']),
+                      'end_ns': base + us_to_ns(e['ts']) + us_to_ns(e['dur']), 'dur_ns': us_to_ns(e['dur']),
+                      'device_busy_ns': clipped_busy(base + us_to_ns(e['ts']), base + us_to_ns(e['ts']) + us_to_ns(e['dur']))}
+                     for e in ev if e.get('cat') == 'user_annotation' and e['name'].startswith('ProfilerStep#')]
+            self.assertEqual(sorted(steps, key=lambda s: s['start_ns']), er['steps'])
+            regions = [e for e in ev if e.get('cat') == 'user_annotation' and e['name'].startswith('Torch-Compiled Region')]
+            self.assertEqual(len(regions), er['compiled_regions'])
+            self.assertEqual(sum(us_to_ns(e['dur']) for e in regions), er['compiled_region_ns'])
+            for s in steps:  # each region lies inside its step
+                self.assertEqual(sum(within((base + us_to_ns(r['ts']), base + us_to_ns(r['ts']) + us_to_ns(r['dur'])),
+                                            (s['start_ns'], s['end_ns'])) for r in regions), 1)
+            py = [e for e in ev if e.get('cat') == 'python_function']
+            ids = {e['args']['Python id'] for e in py}
+            self.assertTrue(all(e['args']['Python parent id'] is None or e['args']['Python parent id'] in ids for e in py))
+
+    def test_kineto_joins_the_system_trace_exactly(self):
+        for c, d in self.all_ranks():
+            k, er = d['kin'], d['exp']
+            base, ev = k['baseTimeNanoseconds'], k['traceEvents']
+            pid = er['pid']
+
+            def iv(e):
+                t = base + us_to_ns(e['ts'])
+                return t, t + us_to_ns(e.get('dur', 0))
+            dev = [e for e in ev if e.get('cat') == 'privateuse1_driver']
+            self.assertEqual(len(dev), er['kineto']['device_events'])
+            sys_runs = {(int(s['a']['nc_idx']), int(s['a']['exec_id'])): (s['start'], s['end'])
+                        for s in d['spans'] if s['type'] == 'nc_exec_running'}
+            self.assertEqual({(e['args']['nc_idx'], e['args']['exec_id']): iv(e) for e in dev}, sys_runs)
+            # the runtime copies are the very spans of ntrace.pb
+            for name in ('nrt_tensor_write', 'nrt_tensor_read'):
+                mine = sorted((iv(e), e['args']['device']) for e in ev
+                              if e.get('cat') == 'privateuse1_runtime' and e['name'] == name)
+                theirs = sorted(((s['start'], s['end']), int(s['a']['nc_idx'])) for s in d['spans'] if s['type'] == name)
+                self.assertEqual(mine, theirs, name)
+            # correlation → the launch call → its enclosing host op; flows pair host and device
+            host = [e for e in ev if e['ph'] == 'X' and e.get('pid') == pid and e.get('cat') != 'Trace']
+            launches = {e['args']['correlation']: e for e in host if e.get('cat') == 'privateuse1_runtime'
+                        and 'correlation' in e['args']}
+            ops = [e for e in host if e.get('cat') == 'cpu_op']
+            flows_s = {e['id']: e for e in ev if e['ph'] == 's'}
+            flows_f = {e['id']: e for e in ev if e['ph'] == 'f'}
+            per_op = collections.Counter()
+            lat = []
+            for e in dev:
+                corr = e['args']['correlation']
+                launch = launches[corr]
+                owners = [o for o in ops if within(iv(launch), iv(o)) and o['tid'] == launch['tid']]
+                self.assertEqual(len(owners), 1)
+                per_op[owners[0]['name']] += us_to_ns(e['dur'])
+                s, f = flows_s[corr], flows_f[corr]
+                self.assertEqual((s['pid'], s['tid'], s['ts']), (launch['pid'], launch['tid'], launch['ts']))
+                self.assertEqual((f['pid'], f['tid'], f['ts'], f['bp']), (e['pid'], e['tid'], e['ts'], 'e'))
+                lat.append(us_to_ns(f['ts']) - us_to_ns(s['ts']))
+                # the system's nrt_execute of this execution begins inside the launch call
+                nrt = [x for x in d['spans'] if x['type'] == 'nrt_execute' and int(x['a']['nc_idx']) == e['args']['nc_idx']
+                       and x['start'] <= sys_runs[(e['args']['nc_idx'], e['args']['exec_id'])][0] <= x['end']]
+                self.assertEqual(len(nrt), 1)
+                self.assertTrue(iv(launch)[0] <= nrt[0]['start'] <= iv(launch)[1])
+            self.assertEqual(dict(per_op), er['kineto']['per_op_device_ns'])
+            self.assertEqual({op: union_len([iv(e) for e in dev]) for op in per_op}, er['kineto']['per_op_device_union_ns'])
+            self.assertEqual({'min': min(lat), 'max': max(lat)}, er['kineto']['flow_latency_ns'])
+            busy, _ = device_union([iv(e) for e in dev])
+            self.assertEqual(busy, er['kineto']['device_busy_ns'])
+            self.assertEqual(busy, er['timeline']['device_busy_ns'])
+            self.assertEqual(len(flows_s), len(dev))
+
+    # ---- options, determinism, scale ----
+
+    def test_capture_is_deterministic(self):
+        again = os.path.join(self.tmp.name, 'cap-again')
+        run_gen(again, '--seed', '21', '--layers', '3', '--cores', '2', '--instructions-per-layer', '80', '--capture',
+                '--ranks', '2', '--executions', '4', '--kineto')
+        for root, dirs, files in os.walk(self.cap.out):
+            rel = os.path.relpath(root, self.cap.out)
+            theirs = os.path.join(again, rel)
+            self.assertEqual(sorted(files), sorted(n for n in os.listdir(theirs)
+                                                   if os.path.isfile(os.path.join(theirs, n))))
+            match, mismatch, errors = filecmp.cmpfiles(root, os.path.join(again, rel), files, shallow=False)
+            self.assertEqual((mismatch, errors), ([], []), rel)
+
+    def test_32_rank_capture_in_bounded_time(self):
+        exp = self.many.expected
+        self.assertLess(self.many.seconds, 10.0)
+        self.assertEqual(len(exp['ranks']), 32)
+        self.assertEqual(len({r['pid'] for r in exp['ranks']}), 32)
+        self.assertEqual(len(exp['files']['capture_dirs']), 32)
+        # r zero-padded, so that path order (neuronlens numbers ranks in path order) is rank order
+        self.assertEqual(exp['files']['capture_dirs'], sorted(exp['files']['capture_dirs']))
+        self.assertEqual([r['dir'] for r in exp['ranks']],
+                         ['i-0synthetic%02d_pid_%d' % (r, er['pid']) for r, er in enumerate(exp['ranks'])])
+        gaps = set()
+        for r, er in enumerate(exp['ranks']):
+            d = self.many.rank(r)
+            self.assertEqual(d['ti']['pid'], er['pid'])
+            self.assertEqual(d['kin']['distributedInfo'], dict(d['kin']['distributedInfo'], rank=r, world_size=32))
+            gaps.add(tuple(er['timeline']['gaps_ns']))
+        self.assertGreater(len(gaps), 1)  # ranks differ (their host ops take different times)
+
+    def test_kineto_alone_is_written_at_the_top_level(self):
+        out = os.path.join(self.tmp.name, 'kineto-only')
+        run_gen(out, '--seed', '4', '--layers', '2', '--cores', '1', '--instructions-per-layer', '50', '--kineto')
+        exp = load(os.path.join(out, 'expected.json'))
+        self.assertTrue(os.path.exists(os.path.join(out, 'trace.json')))
+        self.assertTrue(os.path.exists(os.path.join(out, 'profile_nc0.json')))
+        self.assertFalse([n for n in os.listdir(out) if os.path.isdir(os.path.join(out, n))])
+        self.assertEqual(exp['ranks'][0]['dir'], None)
+        self.assertNotIn('system', exp['ranks'][0])
+        self.assertEqual(exp['ranks'][0]['kineto']['file'], 'trace.json')
+        k, _ = load_kineto(os.path.join(out, 'trace.json'))
+        self.assertEqual(dict(collections.Counter(e['cat'] for e in k['traceEvents'] if 'cat' in e)),
+                         exp['ranks'][0]['kineto']['by_category'])
+
+    def test_kineto_target_bytes_sizes_the_trace_and_widens_the_gaps(self):
+        out = os.path.join(self.tmp.name, 'kineto-sized')
+        run_gen(out, '--seed', '4', '--layers', '1', '--cores', '1', '--instructions-per-layer', '50',
+                '--kineto-target-bytes', '3M', '--capture')
+        exp = load(os.path.join(out, 'expected.json'))
+        er = exp['ranks'][0]
+        size = os.path.getsize(os.path.join(out, er['kineto']['file']))
+        self.assertLess(abs(size - 3 * 2 ** 20) / (3 * 2 ** 20), 0.02)
+        self.assertGreater(exp['params']['kineto_ops_per_step'], 1000)
+        d = decode_ntrace(os.path.join(out, er['dir'], 'ntrace.pb'),
+                          dict(decode_trace_info(os.path.join(out, er['dir'], 'trace_info.pb'))['tables']['ntrace_inspect_type']))
+        spans, _ = pair_spans(d)
+        _, gaps = device_union([(s['start'], s['end']) for s in spans if s['type'] == 'nc_exec_running'])
+        self.assertEqual(gaps, er['timeline']['gaps_ns'])
+        self.assertGreater(min(gaps), 1000000)  # thousands of host ops between executions
+
+    def test_bad_capture_arguments_exit_2(self):
+        for args in (['--ranks', '2'], ['--ranks', '0', '--capture'], ['--ranks', '257', '--capture'],
+                     ['--executions', '0'], ['--executions', '1001'], ['--kineto-target-bytes', 'x'],
+                     ['--ranks']):
+            rc = subprocess.run([GEN, '--out', os.path.join(self.tmp.name, 'bad'), *args],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+            self.assertEqual(rc, 2, args)
+
+    # ---- the neuronlens readers (skipped when the binary is not built) ----
+
+    def neuronlens(self, tool, args):
+        nl = os.environ.get('NEURONLENS') or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(GEN))),
+                                                         'neuronlens')
+        if not os.access(nl, os.X_OK):
+            self.skipTest('neuronlens not built')
+        res = subprocess.run([nl, 'call', tool, json.dumps(args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             timeout=60)
+        self.assertEqual(res.returncode, 0, res.stderr.decode(errors='replace')[-2000:])
+        return json.loads(res.stdout)
+
+    def test_neuronlens_orient_and_summary_read_the_capture(self):
+        out, exp = self.cap.out, self.cap.expected
+        orient = self.neuronlens('orient', {'path': out})
+        self.assertEqual([(r['id'], r['dir'], r['pid'], r['system_profile']) for r in orient['ranks']],
+                         [('rank%d' % er['rank'], er['dir'], er['pid'], True) for er in exp['ranks']])
+        systems = {p['id']: p for p in orient['profiles'] if p['kind'] == 'system'}
+        for er in exp['ranks']:
+            counts = systems['rank%d/system' % er['rank']]['counts']
+            self.assertEqual((counts['events'], counts['executions']),
+                             (er['system']['records']['ntrace'], er['system']['event_counts']['nc_exec_running']['begin']))
+        self.assertEqual(sorted(p['id'] for p in orient['profiles'] if p['kind'] == 'framework'),
+                         sorted(er['kineto']['file'] for er in exp['ranks']))
+        for c, r in ((self.cap, 1), (self.many, 31)):
+            er = c.expected['ranks'][r]
+            tl, sy = er['timeline'], er['system']
+            got = self.neuronlens('summary', {'path': c.out, 'profile': 'rank%d/system' % r})
+            self.assertEqual(got['device']['busy_ns'], tl['device_busy_ns'])
+            self.assertEqual((got['gaps']['count'], got['gaps']['total_ns']), (len(tl['gaps_ns']), tl['gap_total_ns']))
+            self.assertEqual((got['clock_sync']['max_abs_error_ns'], got['clock_sync']['sync_points']),
+                             (sy['sync']['max_abs_error_ns'], sy['sync']['points']))
+            self.assertEqual((got['host_memory']['min_used_bytes'], got['host_memory']['max_used_bytes']),
+                             (sy['host_mem']['min_bytes'], sy['host_mem']['max_bytes']))
+            self.assertEqual(got['cpu']['max']['cpu'], sy['cpu']['max_cpu'])
+            self.assertEqual(sorted((x['nc_idx'], x['exec_id'], x['device_span_ns'], x['launch_latency_ns'])
+                                    for x in got['executions']['items']),
+                             sorted((core['nc'], s['exec_id'], s['duration_ns'], s['launch_latency_ns'])
+                                    for core in tl['nc_exec_running'] for s in core['spans']))
+            kin = er['kineto']
+            fw = self.neuronlens('summary', {'path': c.out, 'profile': kin['file']})
+            self.assertEqual(fw['device']['busy_ns'], kin['device_busy_ns'])
+            self.assertEqual({x['name']: x['device_ns'] for x in fw['top_ops_by_device_time']}, kin['per_op_device_ns'])
+            self.assertEqual([(x['name'], x['wall_ns'], x['device_busy_ns']) for x in fw['steps']['items']],
+                             [(x['name'], x['dur_ns'], x['device_busy_ns']) for x in kin['steps']])
+            self.assertEqual((fw['compiled_regions']['count'], fw['compiled_regions']['total_ns']),
+                             (kin['compiled_regions'], kin['compiled_region_ns']))
 
 if __name__ == '__main__':
     GEN = generator()

@@ -2,7 +2,7 @@
  * µs → ns, ids beyond int64, string and numeric pid/tid, top-level keys, every phase, device-or-host
  * classification, chunk boundaries (1-byte to 4 KiB reads), gzip (one member, several members, trailing
  * bytes, cut off, corrupt), cut-off input at every byte with the offset reported, no traceEvents, a bare
- * torch 1.x array, bad fields, caps, memory limits and cancel. */
+ * torch 1.x array, bad fields, caps, any byte corrupted, memory limits and cancel. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "framework_model.h"
+#include "framework_summary.h"
 #include "kineto.h"
 
 /* A torch 2.x style trace: unsorted events, metadata with ts 0 after the events, flows, an instant,
@@ -615,6 +616,40 @@ static void long_names_are_cut_and_deep_args_hit_the_depth_cap(void **state)
     free(doc);
 }
 
+/* Every byte replaced in turn by each of a few troublesome bytes: a model (maybe partial) or a structured
+ * error, never a crash (run under ASan/UBSan in CI); each model also goes through the framework summary. */
+static void corrupting_any_byte_never_crashes(void **state)
+{
+    (void)state;
+    static const char subst[] = {'\0', '"', '{', ']', '9', '.', '-', 'e', '\\', (char)0xff};
+    size_t len = sizeof trace_doc - 1;
+    char *doc = malloc(len);
+    size_t ok = 0, failed = 0;
+    for (size_t i = 0; i < len; i++) {
+        for (size_t k = 0; k < sizeof subst; k++) {
+            memcpy(doc, trace_doc, len);
+            doc[i] = subst[k];
+            framework_model *m = (framework_model *)0x1;
+            nl_error err;
+            if (kineto_read_mem(doc, len, "x.json", NULL, &m, &err) == 0) {
+                assert_true(framework_model_rows(m) <= TRACE_EVENTS + 1);
+                framework_summary s;
+                assert_int_equal(framework_summary_compute(m, NULL, &s, &err), 0);
+                framework_summary_free(&s);
+                framework_model_free(m);
+                ok++;
+            } else {
+                assert_null(m);
+                assert_true(err.code == NL_ERR_FORMAT || err.code == NL_ERR_TRUNCATED || err.code == NL_ERR_LIMIT);
+                assert_true(err.message[0] != '\0');
+                failed++;
+            }
+        }
+    }
+    assert_true(ok > 0 && failed > 0);
+    free(doc);
+}
+
 static void memory_limits_fail_cleanly_at_every_size(void **state)
 {
     (void)state;
@@ -696,6 +731,7 @@ int main(void)
         cmocka_unit_test(bare_torch1_array_is_read_and_an_unclosed_one_is_partial),
         cmocka_unit_test(bad_elements_and_fields_are_skipped_and_noted),
         cmocka_unit_test(long_names_are_cut_and_deep_args_hit_the_depth_cap),
+        cmocka_unit_test(corrupting_any_byte_never_crashes),
         cmocka_unit_test(memory_limits_fail_cleanly_at_every_size),
         cmocka_unit_test(cancel_stops_the_read),
         cmocka_unit_test(reads_files_and_reports_progress),

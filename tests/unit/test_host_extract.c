@@ -1,0 +1,458 @@
+/* Unit tests for analyzers/analyses/host_extract (trace-extract kinds system and framework) and
+ * analyzers/analyses/gaps_host (collective-gaps inputs from host-side timelines), on small handcrafted
+ * inputs whose answers are worked out in the comments. Framework times: base 1e12 ns + ts µs × 1000. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "gaps_host.h"
+#include "host_extract.h"
+#include "host_synth.h"
+
+#define BASE 1000000000000LL
+
+/* Rows (table order): 0 M, 1 add [10,15) µs tid 1, 2 mul [12.5,42.5) tid 2, 3 kernel [20,28) device, 4 instant
+ * at 40 tid 1, 5 memcpy [50,52) device 4096 B, 6 an X without ts. Eligible: rows 1-5. */
+static const char *const TRACE =
+    "{\"baseTimeNanoseconds\": 1000000000000, \"traceEvents\": ["
+    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"ts\":0,\"args\":{\"name\":\"host proc\"}},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mul\",\"pid\":1,\"tid\":2,\"ts\":12.5,\"dur\":30},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_AllReduce\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":8,"
+    "\"args\":{\"correlation\":42}},"
+    "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"name\":\"mark\",\"pid\":1,\"tid\":1,\"ts\":40,\"s\":\"t\"},"
+    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD\",\"pid\":0,\"tid\":7,\"ts\":50,\"dur\":2,"
+    "\"args\":{\"bytes\":4096}},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"untimed\",\"pid\":1,\"tid\":1}"
+    "]}";
+
+static size_t run(const host_extract_source *src, host_extract_request *req, size_t *rows, size_t cap)
+{
+    extract_page pg;
+    nl_error err;
+    if (host_extract_run(src, req, NULL, &pg, &err) != 0)
+        fail_msg("extract failed: %s (%s)", err.message, err.field);
+    size_t n = pg.count < cap ? pg.count : cap;
+    memcpy(rows, pg.rows, n * sizeof *rows);
+    size_t total = (size_t)pg.total;
+    extract_page_free(&pg);
+    return total;
+}
+
+static void expect_arg_error(const host_extract_source *src, const host_extract_request *req, const char *field)
+{
+    extract_page pg;
+    nl_error err;
+    memset(&err, 0x5a, sizeof err);
+    assert_int_equal(host_extract_run(src, req, NULL, &pg, &err), -1);
+    assert_int_equal(err.code, NL_ERR_ARGUMENT);
+    assert_string_equal(err.field, field);
+    assert_null(pg.rows);
+}
+
+static void framework_rows_leave_out_metadata_and_untimed_events(void **state)
+{
+    (void)state;
+    framework_model *m = hs_trace(TRACE);
+    host_extract_source src = {HOST_EXTRACT_FRAMEWORK, NULL, m};
+    host_extract_counts k;
+    host_extract_count(&src, &k);
+    assert_int_equal(k.rows, 7);
+    assert_int_equal(k.eligible, 5);
+    assert_int_equal(k.metadata, 1);
+    assert_int_equal(k.untimed, 1);
+    assert_true(k.has_range);
+    assert_int_equal(k.first_ns, BASE + 10000);
+    assert_int_equal(k.last_ns, BASE + 52000);
+    host_extract_request req = {.limit = 10};
+    size_t rows[10];
+    assert_int_equal(run(&src, &req, rows, 10), 5);
+    const size_t want[] = {1, 2, 3, 4, 5};
+    assert_memory_equal(rows, want, sizeof want);
+    framework_model_free(m);
+}
+
+/* Duration order: mul 30000, kernel 8000, add 5000, memcpy 2000, mark 0; pages of two concatenate. */
+static void framework_pages_by_duration_concatenate_through_the_cursor(void **state)
+{
+    (void)state;
+    framework_model *m = hs_trace(TRACE);
+    host_extract_source src = {HOST_EXTRACT_FRAMEWORK, NULL, m};
+    host_extract_request req = {.sort = HOST_EXTRACT_SORT_DURATION, .limit = 2};
+    size_t got[6], n = 0, page[2];
+    for (int i = 0; i < 3; i++) {
+        extract_page pg;
+        nl_error err;
+        assert_int_equal(host_extract_run(&src, &req, NULL, &pg, &err), 0);
+        assert_int_equal(pg.total, 5);
+        memcpy(page, pg.rows, pg.count * sizeof *page);
+        memcpy(got + n, page, pg.count * sizeof *page);
+        n += pg.count;
+        req.has_after = true;
+        req.after_row = pg.rows[pg.count - 1];
+        extract_page_free(&pg);
+    }
+    assert_int_equal(n, 5);
+    const size_t want[] = {2, 3, 1, 5, 4};
+    assert_memory_equal(got, want, sizeof want);
+    framework_model_free(m);
+}
+
+static void framework_window_is_unix_ns_and_half_open(void **state)
+{
+    (void)state;
+    framework_model *m = hs_trace(TRACE);
+    host_extract_source src = {HOST_EXTRACT_FRAMEWORK, NULL, m};
+    size_t rows[8];
+    host_extract_request req = {.limit = 8, .filter = {.has_start = true, .has_end = true, .start_ns = BASE + 15000,
+                                                       .end_ns = BASE + 21000}};
+    assert_int_equal(run(&src, &req, rows, 8), 2); /* add ends at 15000 (excluded); mul and kernel overlap */
+    assert_int_equal(rows[0], 2);
+    assert_int_equal(rows[1], 3);
+    req.filter.start_ns = req.filter.end_ns = BASE + 40000; /* active at the instant: mul, and the instant itself */
+    assert_int_equal(run(&src, &req, rows, 8), 2);
+    assert_int_equal(rows[0], 2);
+    assert_int_equal(rows[1], 4);
+    framework_model_free(m);
+}
+
+static void framework_engine_selects_role_pid_tid_and_names(void **state)
+{
+    (void)state;
+    framework_model *m = hs_trace(TRACE);
+    host_extract_source src = {HOST_EXTRACT_FRAMEWORK, NULL, m};
+    size_t rows[8];
+    host_extract_request req = {.limit = 8};
+    const struct { const char *engine; size_t total; } cases[] = {
+        {"device", 2}, {"HOST", 3}, {"pid:0", 2}, {"tid:2", 1}, {"7", 2}, {"Host Proc", 3}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        req.filter.engine = cases[i].engine;
+        assert_int_equal(run(&src, &req, rows, 8), cases[i].total);
+    }
+    req.filter.engine = "nope";
+    expect_arg_error(&src, &req, "engine");
+    char list[256];
+    host_extract_engines(&src, list, sizeof list);
+    assert_string_equal(list, "host, device, pid:1, pid:0, tid:0, tid:1, tid:2, tid:7");
+    framework_model_free(m);
+}
+
+static void framework_opcode_globs_the_name_case_insensitively(void **state)
+{
+    (void)state;
+    framework_model *m = hs_trace(TRACE);
+    host_extract_source src = {HOST_EXTRACT_FRAMEWORK, NULL, m};
+    size_t rows[8];
+    host_extract_request req = {.limit = 8, .filter = {.name_glob = "aten::*"}};
+    assert_int_equal(run(&src, &req, rows, 8), 2);
+    req.filter.name_glob = "ATEN::MUL";
+    assert_int_equal(run(&src, &req, rows, 8), 1);
+    assert_int_equal(rows[0], 2);
+    req.filter.name_glob = "";
+    expect_arg_error(&src, &req, "opcode");
+    framework_model_free(m);
+}
+
+static void framework_cells_are_unix_ns_ids_and_roles(void **state)
+{
+    (void)state;
+    framework_model *m = hs_trace(TRACE);
+    host_extract_source src = {HOST_EXTRACT_FRAMEWORK, NULL, m};
+    char scratch[HOST_EXTRACT_SCRATCH];
+    extract_cell c;
+    host_extract_cell_get(&src, host_extract_column_find(HOST_EXTRACT_FRAMEWORK, "start_ns"), 3, scratch, &c);
+    assert_int_equal(c.kind, EXTRACT_CELL_INT);
+    assert_int_equal(c.i, BASE + 20000);
+    host_extract_cell_get(&src, host_extract_column_find(HOST_EXTRACT_FRAMEWORK, "correlation"), 3, scratch, &c);
+    assert_int_equal(c.kind, EXTRACT_CELL_ID);
+    assert_int_equal(c.u, 42);
+    host_extract_cell_get(&src, host_extract_column_find(HOST_EXTRACT_FRAMEWORK, "role"), 3, scratch, &c);
+    assert_string_equal(c.s, "device");
+    host_extract_cell_get(&src, host_extract_column_find(HOST_EXTRACT_FRAMEWORK, "correlation"), 1, scratch, &c);
+    assert_int_equal(c.kind, EXTRACT_CELL_NULL);
+    host_extract_cell_get(&src, host_extract_column_find(HOST_EXTRACT_FRAMEWORK, "bytes"), 5, scratch, &c);
+    assert_int_equal(c.u, 4096);
+    host_extract_cell_get(&src, host_extract_column_find(HOST_EXTRACT_FRAMEWORK, "process"), 1, scratch, &c);
+    assert_string_equal(c.s, "host proc");
+    /* bytes order puts the copy first, then the rest by start */
+    size_t rows[8];
+    host_extract_request req = {.sort = HOST_EXTRACT_SORT_BYTES, .limit = 8};
+    assert_int_equal(run(&src, &req, rows, 8), 5);
+    assert_int_equal(rows[0], 5);
+    assert_int_equal(rows[1], 1);
+    framework_model_free(m);
+}
+
+static void long_names_are_cut_on_a_character_boundary(void **state)
+{
+    (void)state;
+    char *doc = malloc(2048);
+    char name[600];
+    memset(name, 'a', sizeof name);
+    memcpy(name + 238, "\xc3\xa9", 2); /* a 2-byte character straddling byte 240 */
+    name[sizeof name - 1] = '\0';
+    snprintf(doc, 2048, "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,"
+             "\"ts\":1,\"dur\":1}]}", name);
+    framework_model *m = hs_trace(doc);
+    host_extract_source src = {HOST_EXTRACT_FRAMEWORK, NULL, m};
+    char scratch[HOST_EXTRACT_SCRATCH];
+    extract_cell c;
+    host_extract_cell_get(&src, host_extract_column_find(HOST_EXTRACT_FRAMEWORK, "name"), 0, scratch, &c);
+    assert_int_equal(strlen(c.s), 240 + 3);
+    assert_memory_equal(c.s + 238, "\xc3\xa9\xe2\x80\xa6", 5);
+    host_extract_cell_get(&src, host_extract_column_find(HOST_EXTRACT_FRAMEWORK, "start_ns"), 0, scratch, &c);
+    assert_int_equal(c.i, 1000); /* no base: ts is unix µs */
+    framework_model_free(m);
+    free(doc);
+}
+
+static void bad_requests_are_argument_errors_naming_the_argument(void **state)
+{
+    (void)state;
+    framework_model *m = hs_trace(TRACE);
+    host_extract_source src = {HOST_EXTRACT_FRAMEWORK, NULL, m};
+    host_extract_request req = {.limit = 8, .filter = {.has_start = true, .has_end = true, .start_ns = 10, .end_ns = 5}};
+    expect_arg_error(&src, &req, "end_ns");
+    req = (host_extract_request){.limit = 0};
+    expect_arg_error(&src, &req, "max_rows");
+    req = (host_extract_request){.limit = 1, .has_after = true, .after_row = 0}; /* row 0 is metadata */
+    expect_arg_error(&src, &req, "cursor");
+    req.after_row = 99;
+    expect_arg_error(&src, &req, "cursor");
+    req = (host_extract_request){.limit = 1, .filter = {.min_duration_ns = -1}};
+    expect_arg_error(&src, &req, "min_duration_ns");
+    framework_model_free(m);
+}
+
+/* ---- system -------------------------------------------------------------------------------------------- */
+
+#define W0 "worker_gid", "0", "nc_idx", "0"
+
+/* Spans (completion order): execute [1000,9000) nc0, exec core4 [3000,5000), exec core5 [4000,6000),
+ * cc core4 [3500,3600) and [4500,4700), cc core5 [3550,3650), write [7000,7100) 4096 B, an orphan cc end at
+ * 8000 on core 4. */
+static system_model *capture(hs_capture *c)
+{
+    static const hs_ev list[] = {
+        {1000, HS_EXECUTE, 1, 1, 0, {W0, "model_id", "500", NULL}},
+        {3000, HS_EXEC_RUNNING, 1, 2, 0, {W0, "device_core_idx", "4", "exec_id", "1", "nc_timestamp_ns", "100", NULL}},
+        {4000, HS_EXEC_RUNNING, 1, 3, 0, {W0, "device_core_idx", "5", "exec_id", "1", "nc_timestamp_ns", "1100", NULL}},
+        {3500, HS_CC_RUNNING, 1, 4, 0, {W0, "device_core_idx", "4", NULL}},
+        {3600, HS_CC_RUNNING, 2, 4, 0, {W0, NULL}},
+        {3550, HS_CC_RUNNING, 1, 6, 0, {W0, "device_core_idx", "5", NULL}},
+        {3650, HS_CC_RUNNING, 2, 6, 0, {W0, NULL}},
+        {4500, HS_CC_RUNNING, 1, 5, 0, {W0, "device_core_idx", "4", NULL}},
+        {4700, HS_CC_RUNNING, 2, 5, 0, {W0, NULL}},
+        {5000, HS_EXEC_RUNNING, 2, 2, 0, {W0, "nc_timestamp_ns", "2100", NULL}},
+        {6000, HS_EXEC_RUNNING, 2, 3, 0, {W0, "nc_timestamp_ns", "3100", NULL}},
+        {7000, HS_WRITE, 1, 7, 0, {W0, "size", "4096", NULL}},
+        {7100, HS_WRITE, 2, 7, 0, {W0, NULL}},
+        {8000, HS_CC_RUNNING, 2, 99, 0, {W0, "device_core_idx", "4", NULL}},
+        {9000, HS_EXECUTE, 2, 1, 0, {W0, NULL}},
+    };
+    return hs_system(c, list, sizeof list / sizeof list[0]);
+}
+
+static void system_engine_selects_lanes_and_rejects_unknown_ones(void **state)
+{
+    (void)state;
+    hs_capture cap;
+    system_model *m = capture(&cap);
+    host_extract_source src = {HOST_EXTRACT_SYSTEM, m, NULL};
+    size_t rows[16];
+    host_extract_request req = {.limit = 16};
+    assert_int_equal(run(&src, &req, rows, 16), 8);
+    const struct { const char *engine; size_t total; } cases[] = {
+        {"core4", 4}, {"CORE5", 2}, {"hardware", 2}, {"device", 2}, {"host", 6}, {"nc0", 8}, {"worker0", 8},
+        {"thread77", 8}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        req.filter.engine = cases[i].engine;
+        assert_int_equal(run(&src, &req, rows, 16), cases[i].total);
+    }
+    req.filter.engine = "worker7"; /* well-formed, but no span is there */
+    expect_arg_error(&src, &req, "engine");
+    req.filter.engine = "gpu0"; /* not a system lane at all */
+    expect_arg_error(&src, &req, "engine");
+    char list[256];
+    host_extract_engines(&src, list, sizeof list);
+    assert_string_equal(list, "host, device, nc0, core4, core5, worker0");
+    system_model_free(m);
+    hs_remove(&cap);
+}
+
+static void system_opcode_window_and_sorts(void **state)
+{
+    (void)state;
+    hs_capture cap;
+    system_model *m = capture(&cap);
+    host_extract_source src = {HOST_EXTRACT_SYSTEM, m, NULL};
+    size_t rows[16];
+    host_extract_request req = {.limit = 16, .filter = {.name_glob = "cc_*"}};
+    assert_int_equal(run(&src, &req, rows, 16), 4); /* three pairs and the orphan end */
+    req.filter.min_duration_ns = 101;               /* [4500,4700) only */
+    assert_int_equal(run(&src, &req, rows, 16), 1);
+    req = (host_extract_request){.limit = 1, .sort = HOST_EXTRACT_SORT_BYTES};
+    assert_int_equal(run(&src, &req, rows, 1), 8);
+    char scratch[HOST_EXTRACT_SCRATCH];
+    extract_cell c;
+    host_extract_cell_get(&src, host_extract_column_find(HOST_EXTRACT_SYSTEM, "type"), rows[0], scratch, &c);
+    assert_string_equal(c.s, "nrt_tensor_write");
+    req = (host_extract_request){.limit = 16, .filter = {.has_start = true, .has_end = true, .start_ns = 5000,
+                                                         .end_ns = 6500}};
+    assert_int_equal(run(&src, &req, rows, 16), 2); /* execute [1000,9000) and exec core5 [4000,6000) */
+    req = (host_extract_request){.limit = 1, .sort = HOST_EXTRACT_SORT_DURATION};
+    run(&src, &req, rows, 1);
+    host_extract_cell_get(&src, host_extract_column_find(HOST_EXTRACT_SYSTEM, "model_id"), rows[0], scratch, &c);
+    assert_int_equal(c.kind, EXTRACT_CELL_ID);
+    assert_int_equal(c.u, 500);
+    host_extract_cell_get(&src, host_extract_column_find(HOST_EXTRACT_SYSTEM, "neff"), rows[0], scratch, &c);
+    assert_int_equal(c.kind, EXTRACT_CELL_NULL); /* the capture's trace_info.pb has no system_trace table */
+    host_extract_cell_get(&src, host_extract_column_find(HOST_EXTRACT_SYSTEM, "core"), rows[0], scratch, &c);
+    assert_int_equal(c.kind, EXTRACT_CELL_NULL);
+    system_model_free(m);
+    hs_remove(&cap);
+}
+
+/* ---- gaps_host ------------------------------------------------------------------------------------------ */
+
+static void system_cc_running_gives_one_lane_per_core(void **state)
+{
+    (void)state;
+    hs_capture cap;
+    system_model *m = capture(&cap);
+    gaps_host_inputs in;
+    nl_error err;
+    assert_int_equal(gaps_host_from_system(m, &in, &err), 0);
+    assert_int_equal(in.source, GAPS_HOST_SYSTEM_CC);
+    assert_string_equal(in.lane_basis, "device_core_idx");
+    assert_int_equal(in.count, 2);
+    assert_int_equal(in.events, 3);
+    assert_int_equal(in.skipped, 1); /* the orphan end */
+    assert_int_equal(in.cores[0].id, 4);
+    assert_int_equal(in.cores[0].count, 2);
+    assert_int_equal(in.cores[0].ts[0], 3500);
+    assert_int_equal(in.cores[0].ts[1], 4500);
+    assert_int_equal(in.cores[1].id, 5);
+    assert_int_equal(in.cores[1].ts[0], 3550);
+    assert_int_equal(in.nnames, 1);
+    assert_int_equal(in.names[0].count, 3);
+    assert_int_equal(in.nrelated, 2); /* from the type table, by id: cc_running (63), cc_exec_barrier (65) */
+    assert_string_equal(in.related[0].name, "cc_running");
+    assert_int_equal(in.related[0].spans, 4);
+    assert_string_equal(in.related[1].name, "cc_exec_barrier");
+    assert_int_equal(in.related[1].spans, 0);
+    int64_t ns = 0;
+    assert_int_equal(gaps_host_exec_window(m, &in, 4, &ns), 1);
+    assert_int_equal(ns, 2000);
+    assert_int_equal(gaps_host_exec_window(m, &in, 9, &ns), 0);
+    gaps_host_inputs_free(&in);
+    system_model_free(m);
+    hs_remove(&cap);
+}
+
+static void framework_prefers_device_comm_kernels_over_host_annotations(void **state)
+{
+    (void)state;
+    framework_model *m = hs_trace(
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"nccl:all_reduce\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"nccl:all_reduce\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":1},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"record_param_comms\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":1},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32\",\"pid\":0,\"tid\":7,\"ts\":30,\"dur\":2},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":2},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm\",\"pid\":0,\"tid\":7,\"ts\":12,\"dur\":2},"
+        "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"nccl:all_reduce\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":2}"
+        "]}");
+    gaps_host_inputs in;
+    nl_error err;
+    assert_int_equal(gaps_host_from_framework(m, &in, &err), 0);
+    assert_int_equal(in.source, GAPS_HOST_FRAMEWORK_DEVICE);
+    assert_int_equal(in.events, 2);
+    assert_int_equal(in.host_annotations, 2);
+    assert_int_equal(in.count, 1);
+    assert_string_equal(in.lane_basis, "tid");
+    assert_int_equal(in.cores[0].id, 7);
+    assert_int_equal(in.cores[0].ts[0], 10000); /* sorted; no base: unix µs */
+    assert_int_equal(in.cores[0].ts[1], 30000);
+    gaps_host_inputs_free(&in);
+    framework_model_free(m);
+}
+
+static void framework_host_annotations_lane_by_tid_or_thread_index(void **state)
+{
+    (void)state;
+    framework_model *m = hs_trace(
+        "{\"baseTimeNanoseconds\": 5000, \"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"gloo:all_reduce\",\"pid\":1,\"tid\":3553,\"ts\":3,\"dur\":1},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"gloo:all_reduce\",\"pid\":1,\"tid\":3554,\"ts\":2,\"dur\":1},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"gloo:all_reduce\",\"pid\":1,\"tid\":3553,\"ts\":1,\"dur\":1},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::all_reduce\",\"pid\":1,\"tid\":3553,\"ts\":1,\"dur\":1},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c10d::allreduce_\",\"pid\":1,\"tid\":3553,\"ts\":1,\"dur\":1}"
+        "]}");
+    gaps_host_inputs in;
+    nl_error err;
+    assert_int_equal(gaps_host_from_framework(m, &in, &err), 0);
+    assert_int_equal(in.source, GAPS_HOST_FRAMEWORK_HOST);
+    assert_int_equal(in.events, 3);
+    assert_int_equal(in.count, 2);
+    assert_string_equal(in.lane_basis, "tid");
+    assert_int_equal(in.cores[0].id, 3553);
+    assert_int_equal(in.cores[0].count, 2);
+    assert_int_equal(in.cores[0].ts[0], 6000);
+    assert_int_equal(in.cores[0].ts[1], 8000);
+    assert_int_equal(in.cores[1].id, 3554);
+    gaps_host_inputs_free(&in);
+    framework_model_free(m);
+    m = hs_trace("{\"traceEvents\":["
+                 "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"nccl:all_reduce\",\"pid\":9,\"tid\":2575472,"
+                 "\"ts\":1,\"dur\":1}]}");
+    assert_int_equal(gaps_host_from_framework(m, &in, &err), 0);
+    assert_string_equal(in.lane_basis, "thread_index"); /* the tid is beyond the cc_core argument's range */
+    assert_int_equal(in.cores[0].id, in.lanes[0].thread);
+    assert_string_equal(framework_model_str(m, in.lanes[0].tid, NULL), "2575472");
+    gaps_host_inputs_free(&in);
+    framework_model_free(m);
+    m = hs_trace("{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,"
+                 "\"ts\":1,\"dur\":1}]}");
+    assert_int_equal(gaps_host_from_framework(m, &in, &err), 0);
+    assert_int_equal(in.source, GAPS_HOST_NONE);
+    assert_int_equal(in.count, 0);
+    gaps_host_inputs_free(&in);
+    framework_model_free(m);
+}
+
+static void collective_annotation_names(void **state)
+{
+    (void)state;
+    const struct { const char *name; bool yes; } cases[] = {
+        {"nccl:all_reduce", true}, {"gloo:allreduce", true}, {"nccl:_allgather_base", true},
+        {"neuron:reduce_scatter", true}, {"nccl:broadcast", true}, {"gloo:barrier", true}, {"aten::add", false},
+        {"record_param_comms", false}, {":all_reduce", false}, {"nccl:foo", false}, {"ProfilerStep#1", false},
+        {"c10d::allreduce_", false}, {"nccl:", false}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (gaps_host_is_collective_annotation(cases[i].name, strlen(cases[i].name)) != cases[i].yes)
+            fail_msg("%s: expected %d", cases[i].name, cases[i].yes);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(framework_rows_leave_out_metadata_and_untimed_events),
+        cmocka_unit_test(framework_pages_by_duration_concatenate_through_the_cursor),
+        cmocka_unit_test(framework_window_is_unix_ns_and_half_open),
+        cmocka_unit_test(framework_engine_selects_role_pid_tid_and_names),
+        cmocka_unit_test(framework_opcode_globs_the_name_case_insensitively),
+        cmocka_unit_test(framework_cells_are_unix_ns_ids_and_roles),
+        cmocka_unit_test(long_names_are_cut_on_a_character_boundary),
+        cmocka_unit_test(bad_requests_are_argument_errors_naming_the_argument),
+        cmocka_unit_test(system_engine_selects_lanes_and_rejects_unknown_ones),
+        cmocka_unit_test(system_opcode_window_and_sorts),
+        cmocka_unit_test(system_cc_running_gives_one_lane_per_core),
+        cmocka_unit_test(framework_prefers_device_comm_kernels_over_host_annotations),
+        cmocka_unit_test(framework_host_annotations_lane_by_tid_or_thread_index),
+        cmocka_unit_test(collective_annotation_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
