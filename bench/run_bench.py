@@ -14,8 +14,8 @@ Cases
   json.load + the same aggregation (per-engine counts, summed durations, merged busy time; DMA totals),
   with the garbage collector on and off. Python runs under an address-space limit so that a size it
   cannot hold fails with MemoryError instead of taking the machine down; that is reported as such.
-- Kineto trace.json (~1 GB, written by this script): `neuronlens call summary` versus python json.load +
-  per-category counts and merged device busy time.
+- Kineto trace.json (~1 GB, nl-gen-profile --kineto): `neuronlens call summary` versus python json.load +
+  per-category counts, summed duration per CPU op (top 20) and merged device busy time.
 - warm calls: one server over stdio, a 1M-instruction export loaded once, then each tool 20 times.
 - server start-up and tools/list latency (bench/startup.py's method, 100 runs).
 - multi-rank: 1, 8 and 32 rank directories (capture layout, one export each): orient, and summary of every
@@ -74,11 +74,15 @@ if sys.argv[2] == "off":
 op = gzip.open if sys.argv[1].endswith(".gz") else open
 with op(sys.argv[1], "rt") as f:
     d = json.load(f)
-cats = {}; dev = []
+cats = {}; ops = {}; dev = []
 for e in d["traceEvents"]:
     c = e.get("cat", "")
     cats[c] = cats.get(c, 0) + 1
-    if e.get("ph") == "X" and c in ("kernel", "gpu_memcpy", "gpu_memset"):
+    if e.get("ph") != "X":
+        continue
+    if c == "cpu_op":
+        ops[e["name"]] = ops.get(e["name"], 0) + e.get("dur", 0)
+    elif c in ("kernel", "gpu_memcpy", "gpu_memset") or c.startswith("privateuse1_driver"):
         dev.append((e["ts"], e["ts"] + e.get("dur", 0)))
 dev.sort(); busy = 0; cs = ce = None
 for s, e in dev:
@@ -87,7 +91,8 @@ for s, e in dev:
     if cs is not None: busy += ce - cs
     cs, ce = s, e
 if cs is not None: busy += ce - cs
-print(json.dumps({"cats": cats, "busy_us": busy}))
+top = sorted(ops.items(), key=lambda kv: -kv[1])[:20]
+print(json.dumps({"cats": cats, "busy_us": busy, "top": top}))
 '''
 
 
@@ -112,12 +117,18 @@ def run_rusage(argv, preexec=None, timeout=3600):
     return {'wall': wall, 'rss': ru.ru_maxrss * 1024, 'rc': p.returncode, 'out': b''.join(out_chunks), 'err': err}
 
 
-def median_runs(argv, runs, preexec=None, check=None):
-    run_rusage(argv, preexec)  # warm-up
-    results = [run_rusage(argv, preexec) for _ in range(runs)]
-    failed = [r for r in results if r['rc'] != 0]
-    if failed:
-        return {'error': failed[0]['err'].decode(errors='replace').strip().splitlines()[-1:] or ['rc %d' % failed[0]['rc']]}
+def median_runs(argv, runs, preexec=None, check=None, warmup=True):
+    """Median wall and peak RSS of `runs` runs (after one warm-up run when `warmup`). A failing run ends
+    the case at once (a baseline that runs out of memory fails the same way every time)."""
+    results = []
+    for i in range(runs + (1 if warmup else 0)):
+        r = run_rusage(argv, preexec)
+        if r['rc'] != 0:
+            tail = r['err'].decode(errors='replace').strip().splitlines()[-1:] or ['exit status %d' % r['rc']]
+            return {'error': tail}
+        if warmup and i == 0:
+            continue
+        results.append(r)
     if check:
         check(results[0]['out'])
     return {'wall': statistics.median(r['wall'] for r in results), 'rss': statistics.median(r['rss'] for r in results),
@@ -164,7 +175,7 @@ def json_cases(args, binary, gen, rows):
         label = 'full JSON export %s (%.2f GB, synthetic)' % (size, nbytes / 1e9)
         py = {}
         for mode in ('on', 'off'):
-            py[mode] = median_runs([PY, '-c', PY_AGGREGATE, path, mode], args.runs, preexec=limit_memory)
+            py[mode] = median_runs([PY, '-c', PY_AGGREGATE, path, mode], args.runs, preexec=limit_memory, warmup=(mode == 'on'))
             rows.append(case_row(label, 'python json.load + aggregation, GC %s' % mode, py[mode], nbytes, None))
         for tool, extra in (('summary', {}), ('kernel-attribution', {'group_by': 'opcode'})):
             if not tool_implemented(binary, tool, path):
@@ -189,36 +200,15 @@ def case_row(label, what, r, nbytes, baseline):
     return (label, what, fmt_time(r['wall']), '%.0f MB/s' % (nbytes / r['wall'] / 1e6) if nbytes else '', fmt_mb(r['rss']), ratio)
 
 
-def write_kineto(path, target_bytes):
-    """A synthetic Kineto trace: CPU ops, runtime launches, kernels with flows, a step annotation."""
-    with open(path, 'w') as f:
-        f.write('{"schemaVersion": 1, "traceName": "SYNTHETIC neuronlens bench", "traceEvents": [\n')
-        ts, n, written = 1000.0, 0, 0
-        first = True
-        while written < target_bytes:
-            recs = [
-                '{"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":7,"ts":%.3f,"dur":12.345,"args":{"External id":%d,"Input Dims":[[4,512],[512,512]]}}' % (ts, n),
-                '{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":7,"ts":%.3f,"dur":3.2,"args":{"correlation":%d,"External id":%d}}' % (ts + 1, n, n),
-                '{"ph":"X","cat":"kernel","name":"gemm_kernel_%d","pid":0,"tid":7,"ts":%.3f,"dur":8.75,"args":{"correlation":%d,"stream":7,"device":0}}' % (n % 17, ts + 5, n),
-                '{"ph":"s","cat":"ac2g","name":"ac2g","id":%d,"pid":1,"tid":7,"ts":%.3f}' % (n, ts + 1),
-                '{"ph":"f","cat":"ac2g","name":"ac2g","id":%d,"pid":0,"tid":7,"ts":%.3f,"bp":"e"}' % (n, ts + 5),
-            ]
-            chunk = (',\n' if not first else '') + ',\n'.join(recs)
-            first = False
-            f.write(chunk)
-            written += len(chunk)
-            ts += 15.0
-            n += 1
-        f.write('\n]}\n')
-
-
 def kineto_cases(args, binary, rows):
-    path = os.path.join(args.work, 'kineto-1g.json')
+    out = os.path.join(args.work, 'kineto-%s' % args.kineto_size)
+    path = os.path.join(out, 'trace.json')
     if not os.path.exists(path):
-        write_kineto(path, int(args.kineto_bytes))
+        subprocess.run([args.gen, '--out', out, '--kineto', '--kineto-target-bytes', args.kineto_size, '--quiet'], check=True)
     nbytes = os.path.getsize(path)
     label = 'Kineto trace.json (%.2f GB, synthetic)' % (nbytes / 1e9)
-    py = {m: median_runs([PY, '-c', PY_KINETO, path, m], args.runs, preexec=limit_memory) for m in ('on', 'off')}
+    py = {m: median_runs([PY, '-c', PY_KINETO, path, m], args.runs, preexec=limit_memory, warmup=(m == 'on'))
+          for m in ('on', 'off')}
     for m in ('on', 'off'):
         rows.append(case_row(label, 'python json.load + aggregation, GC %s' % m, py[m], nbytes, None))
     if not tool_implemented(binary, 'summary', path):
@@ -326,14 +316,14 @@ def main():
     ap.add_argument('--work', default=os.path.join(tempfile.gettempdir(), 'nl-bench'))
     ap.add_argument('--runs', type=int, default=5)
     ap.add_argument('--sizes', default='1G,4G')
-    ap.add_argument('--kineto-bytes', default=str(1 << 30))
+    ap.add_argument('--kineto-size', default='1G')
     ap.add_argument('--out', default=os.path.join(HERE, 'RESULTS.md'))
     ap.add_argument('--quick', action='store_true', help='small inputs, 3 runs: checks the harness, not a result')
     args = ap.parse_args()
     if args.quick:
-        args.runs, args.sizes, args.kineto_bytes = 3, '64M', str(64 << 20)
+        args.runs, args.sizes, args.kineto_size = 3, '64M', '64M'
     binary = os.path.join(args.build, 'neuronlens')
-    gen = os.path.join(args.build, 'bench', 'nl-gen-profile')
+    gen = args.gen = os.path.join(args.build, 'bench', 'nl-gen-profile')
     os.makedirs(args.work, exist_ok=True)
     rows = []
     started = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
@@ -345,9 +335,10 @@ def main():
         f.write('# neuronlens benchmark results\n\n')
         f.write('Generated by `bench/run_bench.py%s` on %s.\n\n' % (' --quick' if args.quick else '', started))
         f.write('Machine: %s.\n\n' % machine_info())
-        f.write('Each number is the median of %d runs after one warm-up run; peak RSS is the process\'s own '
+        f.write('Each number is the median of %d runs; peak RSS is the process\'s own '
                 'high-water mark (wait4 ru_maxrss). Ratios compare with the baseline measured in the same run. '
-                'Inputs are synthetic (nl-gen-profile; the Kineto trace is written by this script).\n\n' % args.runs)
+                'Inputs are synthetic (nl-gen-profile). Python baselines run under a 20 GiB address-space limit; '
+                'the first run of each input warms the page cache and is not counted.\n\n' % args.runs)
         f.write('| input | case | wall | throughput | peak RSS | vs baseline |\n|---|---|---|---|---|---|\n')
         for row in rows:
             f.write('| %s |\n' % ' | '.join(row))
