@@ -17,13 +17,17 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define CATALOG_POOL_BLOCK (64 * 1024)
+#define CATALOG_CLASSIFY_THREADS_MAX 16 /* threads classifying files (I/O-bound beyond a few) */
 
 /* ---- memory ----------------------------------------------------------------------------------------- */
 
@@ -442,6 +446,104 @@ static void catalog_scan_root(nl_catalog *cat, const struct stat *st)
         qsort(cat->files, cat->file_count, sizeof *cat->files, catalog_cmp_file);
 }
 
+/* ---- classification on several threads ---------------------------------------------------------------- */
+
+/* Why: classifying reads every file's head and peeks into every JSON export for its identity (memmem over
+ * up to json_peek_bytes), one file after another: on a generated 32-rank capture (64 exports of 12 MB whose
+ * identity keys sit at the end) that was half of orient's first call. Files are independent, so workers
+ * classify them in parallel, each into a shadow catalog (its own string pool and notes) sharing the files
+ * array (a worker writes only the files it took). Afterwards the notes are replayed file by file in file
+ * order through catalog_note, so notes, their order and the per-code caps are what one thread produces,
+ * and the shadow pools (holding the files' strings) join the catalog's pool. */
+
+typedef struct classify_shared {
+    nl_catalog *cat;
+    atomic_size_t next;
+    nl_catalog_note **notes; /* [file_count] notes of each file, in the order they were made */
+    size_t *note_counts;
+} classify_shared;
+
+typedef struct classify_worker {
+    classify_shared *sh;
+    nl_catalog shadow;
+    pthread_t tid;
+    bool running;
+} classify_worker;
+
+static void *classify_run(void *arg)
+{
+    classify_worker *w = arg;
+    classify_shared *sh = w->sh;
+    for (size_t i; (i = atomic_fetch_add(&sh->next, 1)) < sh->cat->file_count;) {
+        w->shadow.note_count = 0;
+        memset(w->shadow.notes_by_code, 0, sizeof w->shadow.notes_by_code); /* caps apply at the replay */
+        catalog_classify(&w->shadow, i);
+        if (w->shadow.note_count) {
+            sh->notes[i] = catalog_xrealloc(NULL, w->shadow.note_count * sizeof *sh->notes[i]);
+            memcpy(sh->notes[i], w->shadow.notes, w->shadow.note_count * sizeof *sh->notes[i]);
+            sh->note_counts[i] = w->shadow.note_count;
+        }
+    }
+    return NULL;
+}
+
+static void catalog_classify_all(nl_catalog *cat)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t threads = cat->lim.threads ? cat->lim.threads : cpus > 0 ? (size_t)cpus : 1;
+    threads = threads > CATALOG_CLASSIFY_THREADS_MAX ? CATALOG_CLASSIFY_THREADS_MAX : threads;
+    threads = threads > cat->file_count ? cat->file_count : threads;
+    if (threads < 2) {
+        for (size_t i = 0; i < cat->file_count; i++)
+            catalog_classify(cat, i);
+        return;
+    }
+    classify_shared sh = {.cat = cat};
+    atomic_init(&sh.next, 0);
+    sh.notes = catalog_xrealloc(NULL, cat->file_count * sizeof *sh.notes);
+    sh.note_counts = catalog_xrealloc(NULL, cat->file_count * sizeof *sh.note_counts);
+    memset(sh.notes, 0, cat->file_count * sizeof *sh.notes);
+    memset(sh.note_counts, 0, cat->file_count * sizeof *sh.note_counts);
+    classify_worker *w = catalog_xrealloc(NULL, threads * sizeof *w);
+    memset(w, 0, threads * sizeof *w);
+    for (size_t t = 0; t < threads; t++) {
+        w[t].sh = &sh;
+        w[t].shadow.lim = cat->lim;
+        w[t].shadow.files = cat->files;
+        w[t].shadow.file_count = cat->file_count;
+        w[t].running = t > 0 && pthread_create(&w[t].tid, NULL, classify_run, &w[t]) == 0;
+    }
+    classify_run(&w[0]); /* the scanning thread works too; with no thread started it does everything */
+    for (size_t t = 1; t < threads; t++)
+        if (w[t].running)
+            pthread_join(w[t].tid, NULL);
+    for (size_t i = 0; i < cat->file_count; i++) {
+        for (size_t k = 0; k < sh.note_counts[i]; k++) {
+            const nl_catalog_note *n = &sh.notes[i][k];
+            catalog_note(cat, n->code, n->severity, n->path, n->fix, "%s", n->message);
+        }
+        free(sh.notes[i]);
+    }
+    for (size_t t = 0; t < threads; t++) {
+        catalog_pool_block *b = w[t].shadow.pool;
+        while (b) {
+            catalog_pool_block *next = b->next;
+            if (cat->pool) { /* behind the current block, which keeps serving strdups */
+                b->next = cat->pool->next;
+                cat->pool->next = b;
+            } else {
+                b->next = NULL;
+                cat->pool = b;
+            }
+            b = next;
+        }
+        free(w[t].shadow.notes);
+    }
+    free(w);
+    free(sh.notes);
+    free(sh.note_counts);
+}
+
 nl_catalog *nl_catalog_scan(const char *path, const nl_catalog_limits *lim, nl_error *err)
 {
     if (!path || !path[0]) {
@@ -472,8 +574,7 @@ nl_catalog *nl_catalog_scan(const char *path, const nl_catalog_limits *lim, nl_e
     if (cat->lim.max_depth > NL_CATALOG_DEPTH_CAP)
         cat->lim.max_depth = NL_CATALOG_DEPTH_CAP;
     catalog_scan_root(cat, &st);
-    for (size_t i = 0; i < cat->file_count; i++)
-        catalog_classify(cat, i);
+    catalog_classify_all(cat);
     catalog_group(cat);
     catalog_note_suppressed(cat);
     return cat;

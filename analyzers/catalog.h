@@ -43,14 +43,17 @@ typedef struct nl_catalog_limits {
     size_t max_files;
     size_t max_entries;
     uint64_t json_peek_bytes;   /* 0 = never peek into JSON exports */
+    unsigned threads;           /* threads classifying files (reading heads, peeking exports): 0 = online
+                                   CPUs, 1 = the scanning thread only; the catalog is the same either way */
     /* Optional: the identity of a JSON export the caller already knows (say, from a cached model), so the
-     * scan need not read the file again. Called from the scanning thread with the file's path, size and
-     * mtime; returns 1 with uuid_hex ("" when unknown) and ntff_filename ("" when unknown) filled, else 0. */
+     * scan need not read the file again. Called with the file's path, size and mtime, from the scanning
+     * thread or one of the classifying threads (so it must be thread-safe when threads != 1); returns 1 with
+     * uuid_hex ("" when unknown) and ntff_filename ("" when unknown) filled, else 0. */
     int (*export_identity)(void *ctx, const char *path, uint64_t size, int64_t mtime_ns, char uuid_hex[33],
                            char *ntff_filename, size_t ntff_filename_cap);
     void *export_identity_ctx;
     /* Optional: told the identity a peek established (complete: both keys found or the whole file read),
-     * so the caller can answer export_identity next time without a read. Same ctx. */
+     * so the caller can answer export_identity next time without a read. Same ctx and threads. */
     void (*export_identity_found)(void *ctx, const char *path, uint64_t size, int64_t mtime_ns, const char *uuid_hex,
                                   const char *ntff_filename);
 } nl_catalog_limits;

@@ -11,6 +11,9 @@
  *               inflated with zlib and sniffed as JSON.
  *   JSON head   first key and the first character of its value, found by a tiny bounded scanner (no DOM):
  *                 "traceEvents" anywhere in the head, or "schemaVersion" + "deviceProperties" → Kineto
+ *                 a bare array (torch 1.x / Chrome array format) → Kineto only when the name ends in
+ *                   trace.json or trace.json.gz (also *.pt.trace.json) and the array opens with an object
+ *                   whose keys, in the head, include "ph", or "name" and "ts"
  *                 first key ∈ full-export arrays (metadata, instruction, summary, neff_header, ...) with
  *                   an array value → full JSON export
  *                 first key n_<hex> / s_<hex> with an object value → summary-json
@@ -292,6 +295,24 @@ static nl_file_kind sniff_json(const char *t, size_t n)
     return NL_FILE_UNKNOWN;
 }
 
+/* A torch 1.x trace: `[` then `{`, named *trace.json(.gz), with event keys in the head (see the top). */
+static bool sniff_kineto_array(const char *base, const char *t, size_t n)
+{
+    if (!t || !(sniff_ends_with(base, "trace.json") || sniff_ends_with(base, "trace.json.gz")))
+        return false;
+    const char *end = t + n, *p = t;
+    if (n >= 3 && (unsigned char)p[0] == 0xef && (unsigned char)p[1] == 0xbb && (unsigned char)p[2] == 0xbf)
+        p += 3;
+    p = sniff_skip_ws(p, end);
+    if (p >= end || *p != '[')
+        return false;
+    p = sniff_skip_ws(p + 1, end);
+    if (p >= end || *p != '{')
+        return false;
+    size_t rest = (size_t)(end - p);
+    return sniff_has(p, rest, "\"ph\"") || (sniff_has(p, rest, "\"name\"") && sniff_has(p, rest, "\"ts\""));
+}
+
 /* ---- text head -------------------------------------------------------------------------------------- */
 
 static bool sniff_is_text(const char *t, size_t n)
@@ -388,6 +409,8 @@ static nl_file_kind sniff_by_content(sniff_ctx *s)
     if (!s->text)
         return NL_FILE_UNKNOWN;
     nl_file_kind k = sniff_json(s->text, s->text_len);
+    if (k == NL_FILE_UNKNOWN && sniff_kineto_array(catalog_basename(s->f->rel_path), s->text, s->text_len))
+        k = NL_FILE_KINETO;
     return k != NL_FILE_UNKNOWN ? k : sniff_text(s->text, s->text_len);
 }
 

@@ -6,8 +6,10 @@
  * use. A loading entry has `loading` set; waiters sleep on `cv` and re-check. Keys: the path as given,
  * the memo key (NULL for a model) plus st_size and st_mtim (ns) from stat(2) at lookup.
  *
- * Model memos hang on the shared block, not on the entry, so they live exactly as long as the model: a
- * model evicted while a call still holds it keeps its memos until the last reference goes. Each block
+ * Memos hang on the shared block, not on the entry, so they live exactly as long as the model (or the file
+ * object: nl_model_ref_object_memo uses the same list): a model evicted while a call still holds it keeps
+ * its memos until the last reference goes. Each published block gets a serial from the cache's counter
+ * (under the cache mutex), so a key may name another block by it without ever meaning a later load. Each block
  * has its own mutex for its memo list, so a build on one model never waits for another model's memo or
  * for the cache table. Why memos at all: at 1M instructions every warm call used to recompute its
  * analysis over all rows (device summary ≈ 300 ms, attribution ≈ 100 ms, show-session parse ≈ 450 ms);
@@ -22,8 +24,10 @@
  * Waits are sliced (WAIT_SLICE_NS) only to poll a waiter's cancel flag. */
 #include "model_cache.h"
 #include "neuron_json.h"
+#include "neuron_json_internal.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +49,7 @@ typedef struct shared_model {
     device_model *model;        /* a model entry */
     void *obj;                  /* a file-memo entry: the object built from the file */
     nl_memo_release_fn release;
+    uint64_t serial;            /* set once when published (cache mutex), then read-only */
     size_t bytes;               /* cache mutex */
     unsigned refs;              /* cache mutex */
     bool cached;                /* an entry in the table holds this block; cache mutex */
@@ -69,6 +74,7 @@ struct nl_model_cache {
     entry *head, *tail;
     size_t entries, max_entries, bytes, max_bytes;
     uint64_t loads;
+    uint64_t serials;           /* the last serial handed to a block */
 };
 
 struct nl_model_ref {
@@ -276,6 +282,7 @@ static nl_model_ref *publish_locked(nl_model_cache *c, entry *e, shared_model *s
 {
     s->refs = 1; /* the cache's own reference */
     s->cached = true;
+    s->serial = ++c->serials;
     e->shared = s;
     c->bytes += s->bytes;
     nl_model_ref *r = make_ref(c, s, 0, ms);
@@ -296,6 +303,7 @@ static nl_model_ref *load_entry(nl_model_cache *c, entry *e, const nl_model_load
         jopt.cancel = opt->cancel;
         jopt.progress = opt->progress;
         jopt.progress_ctx = opt->progress_ctx;
+        jopt.threads = opt->threads;
     }
     device_model *model = NULL;
     int rc = neuron_json_read(e->path, &jopt, &model, err);
@@ -374,6 +382,11 @@ const void *nl_model_ref_object(const nl_model_ref *r)
     return r->shared->obj;
 }
 
+uint64_t nl_model_ref_serial(const nl_model_ref *r)
+{
+    return r->shared->serial;
+}
+
 int nl_model_ref_was_cached(const nl_model_ref *r)
 {
     return r->was_cached;
@@ -443,8 +456,20 @@ static void memo_account(nl_model_cache *c, shared_model *s, size_t bytes)
     pthread_mutex_unlock(&c->lock);
 }
 
+/* What a memo is built from: a device model (nl_model_ref_memo) or a file object (nl_model_ref_object_memo);
+ * exactly one of the two functions is set. */
+typedef struct memo_builder {
+    nl_memo_build_fn model;
+    nl_object_memo_build_fn object;
+} memo_builder;
+
+static void *memo_run(const memo_builder *b, const shared_model *s, void *ctx, size_t *bytes, nl_error *err)
+{
+    return b->model ? b->model(s->model, ctx, bytes, err) : b->object(s->obj, ctx, bytes, err);
+}
+
 /* Over the per-model cap: build for this reference only. */
-static const void *memo_build_own(nl_model_ref *r, const char *key, size_t len, nl_memo_build_fn build,
+static const void *memo_build_own(nl_model_ref *r, const char *key, size_t len, const memo_builder *build,
                                   nl_memo_release_fn release, void *ctx, nl_error *err)
 {
     memo *m = memo_find(r->own, key);
@@ -454,7 +479,7 @@ static const void *memo_build_own(nl_model_ref *r, const char *key, size_t len, 
         nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (memo)");
         return NULL;
     }
-    m->obj = build(r->shared->model, ctx, &m->bytes, err);
+    m->obj = memo_run(build, r->shared, ctx, &m->bytes, err);
     if (!m->obj) {
         free(m);
         return NULL;
@@ -464,15 +489,11 @@ static const void *memo_build_own(nl_model_ref *r, const char *key, size_t len, 
     return m->obj;
 }
 
-const void *nl_model_ref_memo(nl_model_ref *r, const char *key, nl_memo_build_fn build, nl_memo_release_fn release,
-                              void *ctx, const atomic_int *cancel, nl_error *err)
+static const void *memo_get(nl_model_ref *r, const char *key, const memo_builder *build, nl_memo_release_fn release,
+                            void *ctx, const atomic_int *cancel, nl_error *err)
 {
     shared_model *s = r->shared;
     size_t len = strlen(key);
-    if (!s->model) {
-        nl_error_set(err, NL_ERR_ARGUMENT, NULL, -1, "memo on a reference without a model");
-        return NULL;
-    }
     if (len >= NL_MODEL_MEMO_KEY_MAX) {
         nl_error_set(err, NL_ERR_ARGUMENT, NULL, -1, "memo key longer than %d bytes", NL_MODEL_MEMO_KEY_MAX - 1);
         return NULL;
@@ -507,7 +528,7 @@ const void *nl_model_ref_memo(nl_model_ref *r, const char *key, nl_memo_build_fn
     pthread_mutex_unlock(&s->memo_lock);
 
     size_t bytes = 0;
-    void *obj = build(s->model, ctx, &bytes, err);
+    void *obj = memo_run(build, s, ctx, &bytes, err);
 
     pthread_mutex_lock(&s->memo_lock);
     if (obj) {
@@ -527,6 +548,28 @@ const void *nl_model_ref_memo(nl_model_ref *r, const char *key, nl_memo_build_fn
     if (obj)
         memo_account(r->cache, s, bytes);
     return obj;
+}
+
+const void *nl_model_ref_memo(nl_model_ref *r, const char *key, nl_memo_build_fn build, nl_memo_release_fn release,
+                              void *ctx, const atomic_int *cancel, nl_error *err)
+{
+    if (!r->shared->model) {
+        nl_error_set(err, NL_ERR_ARGUMENT, NULL, -1, "memo on a reference without a model");
+        return NULL;
+    }
+    memo_builder b = {.model = build};
+    return memo_get(r, key, &b, release, ctx, cancel, err);
+}
+
+const void *nl_model_ref_object_memo(nl_model_ref *r, const char *key, nl_object_memo_build_fn build,
+                                     nl_memo_release_fn release, void *ctx, const atomic_int *cancel, nl_error *err)
+{
+    if (!r->shared->obj) {
+        nl_error_set(err, NL_ERR_ARGUMENT, NULL, -1, "object memo on a reference without a file object");
+        return NULL;
+    }
+    memo_builder b = {.object = build};
+    return memo_get(r, key, &b, release, ctx, cancel, err);
 }
 
 /* Build outside the lock, then publish (or drop the entry on failure) and wake waiters. */
@@ -598,4 +641,50 @@ nl_model_ref *nl_model_cache_file_memo(nl_model_cache *c, const char *path, cons
         pthread_mutex_unlock(&c->lock);
         return r;
     }
+}
+
+/* ---- prefetch ----------------------------------------------------------------------------------------- */
+
+typedef struct prefetch_job {
+    nl_model_cache *cache;
+    const char *const *paths;
+    size_t n;
+    atomic_size_t next;
+    const atomic_int *cancel;
+} prefetch_job;
+
+static void *prefetch_worker(void *arg)
+{
+    prefetch_job *j = arg;
+    nl_model_load_options opt = {.cancel = j->cancel, .threads = 1};
+    for (size_t i; (i = atomic_fetch_add(&j->next, 1)) < j->n;) {
+        if (j->cancel && atomic_load(j->cancel))
+            break;
+        nl_error err;
+        nl_model_ref *r = nl_model_cache_get(j->cache, j->paths[i], &opt, &err);
+        if (r)
+            nl_model_ref_release(r);
+    }
+    return NULL;
+}
+
+void nl_model_cache_prefetch(nl_model_cache *c, const char *const *paths, size_t n, unsigned threads,
+                             const atomic_int *cancel)
+{
+    if (!threads)
+        threads = nj_online_cpus();
+    if (threads > n)
+        threads = (unsigned)n;
+    if (threads > NEURON_JSON_THREADS_MAX)
+        threads = NEURON_JSON_THREADS_MAX;
+    prefetch_job j = {.cache = c, .paths = paths, .n = n, .cancel = cancel};
+    atomic_init(&j.next, 0);
+    pthread_t tid[NEURON_JSON_THREADS_MAX];
+    unsigned started = 0;
+    for (unsigned i = 1; i < threads; i++) /* the calling thread is the last worker */
+        if (pthread_create(&tid[started], NULL, prefetch_worker, &j) == 0)
+            started++;
+    prefetch_worker(&j);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
 }

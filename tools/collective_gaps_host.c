@@ -33,8 +33,9 @@
 typedef struct ch_call {
     nl_call *call;
     nl_host_selection sel;
-    system_model *sm;
-    framework_model *fm;
+    nl_model_ref *model;        /* holds sm or fm (host_select) */
+    const system_model *sm;
+    const framework_model *fm;
     gaps_host_inputs in;
     gaps_result *gr;
     int64_t cc_core;
@@ -401,13 +402,13 @@ static int ch_run(ch_call *c, nl_tool_result *res)
 {
     nl_error err;
     nl_error_clear(&err);
-    int rc = c->sel.kind == NL_HOST_SYSTEM ? nl_host_load_system(c->call, c->sel.cat, c->sel.rank, &c->sm, &err)
-                                           : nl_host_load_framework(c->call, c->sel.trace, &c->fm, &err);
-    if (rc)
+    c->model = c->sel.kind == NL_HOST_SYSTEM ? nl_host_load_system(c->call, c->sel.cat, c->sel.rank, &c->sm, &err)
+                                             : nl_host_load_framework(c->call, c->sel.trace, &c->fm, &err);
+    if (!c->model)
         return nl_tool_result_error(res, "Cannot read %s: %s%s byte %lld: %s (%s).", c->sel.id, err.source,
                                     err.source[0] ? "," : "", (long long)err.offset, err.message,
                                     nl_error_code_name(err.code)), -1;
-    rc = c->sm ? gaps_host_from_system(c->sm, &c->in, &err) : gaps_host_from_framework(c->fm, &c->in, &err);
+    int rc = c->sm ? gaps_host_from_system(c->sm, &c->in, &err) : gaps_host_from_framework(c->fm, &c->in, &err);
     if (rc)
         return nl_tool_result_error(res, "collective-gaps failed on %s: %s (%s)", c->sel.id, err.message,
                                     nl_error_code_name(err.code)), -1;
@@ -472,8 +473,7 @@ int nl_collective_gaps_host_route(const json_t *args, nl_call *call, nl_tool_res
     json_decref(c.out);
     gaps_result_free(c.gr);
     gaps_host_inputs_free(&c.in);
-    system_model_free(c.sm);
-    framework_model_free(c.fm);
+    nl_model_ref_release(c.model); /* after gr and in, which borrow from the model */
     nl_host_selection_clear(&c.sel);
     return 1;
 }

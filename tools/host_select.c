@@ -1,6 +1,6 @@
 /* host_select — see host_select.h. */
 #include "host_select.h"
-#include "kineto.h"
+#include "memo.h"
 #include "scan.h"
 #include "shape.h"
 
@@ -120,24 +120,22 @@ static const char *path_of(const nl_catalog *cat, int idx)
     return idx >= 0 ? nl_catalog_file_at(cat, (size_t)idx)->path : NULL;
 }
 
-int nl_host_load_system(nl_call *call, const nl_catalog *cat, const nl_catalog_rank *rank, system_model **out,
-                        nl_error *err)
+nl_model_ref *nl_host_load_system(nl_call *call, const nl_catalog *cat, const nl_catalog_rank *rank,
+                                  const system_model **out, nl_error *err)
 {
     system_model_paths paths = {.trace_info = path_of(cat, rank->trace_info_pb), .ntrace = path_of(cat, rank->ntrace_pb),
                                 .cpu_util = path_of(cat, rank->cpu_util_pb), .host_mem = path_of(cat, rank->host_mem_pb)};
-    system_model_options opt = {.cancel = call->cancel};
-    return system_model_load(&paths, &opt, out, err);
+    nl_model_ref *ref = nl_memo_system_model(call, &paths, err);
+    *out = ref ? nl_model_ref_object(ref) : NULL;
+    return ref;
 }
 
-static void host_progress(void *ctx, uint64_t done, uint64_t total)
+nl_model_ref *nl_host_load_framework(nl_call *call, const nl_catalog_file *trace, const framework_model **out,
+                                     nl_error *err)
 {
-    nl_call_progress(ctx, (double)done, total ? (double)total : 0, "reading trace.json");
-}
-
-int nl_host_load_framework(nl_call *call, const nl_catalog_file *trace, framework_model **out, nl_error *err)
-{
-    kineto_options opt = {.cancel = call->cancel, .progress = host_progress, .progress_ctx = call};
-    return kineto_read(trace->path, &opt, out, err);
+    nl_model_ref *ref = nl_memo_framework_model(call, trace->path, err);
+    *out = ref ? nl_model_ref_object(ref) : NULL;
+    return ref;
 }
 
 json_t *nl_host_profile_label(const nl_host_selection *sel)

@@ -4,8 +4,9 @@
  * "i-…_pid_713479/trace.json" or "cpu_only_rank34.pt.trace.json.gz"). The same ids as summary and orient.
  *
  * Used by trace-extract (kinds system and framework), collective-gaps (system and framework sources) and
- * the host↔device section of a framework summary. Models are read on every call (neither kind has a model
- * cache yet), with the call's cancel flag. Builders fill an isError result (nl_tool_result_error) with
+ * the host↔device section of a framework summary. Models come from the shared model cache (memo.h: read
+ * once per version of their files, with the cancel flag of the call that reads them), so every tool and
+ * summary on one capture shares one read. Builders fill an isError result (nl_tool_result_error) with
  * what the path holds and the ids to pass; any worker thread may call them. */
 #ifndef NL_HOST_SELECT_H
 #define NL_HOST_SELECT_H
@@ -16,6 +17,7 @@
 
 #include "catalog.h"
 #include "framework_model.h"
+#include "model_cache.h"
 #include "system_model.h"
 #include "tools.h"
 
@@ -51,12 +53,14 @@ void nl_host_selection_clear(nl_host_selection *sel);
 /* The system profile of the capture directory a framework trace sits in, or NULL. */
 const nl_catalog_rank *nl_host_trace_system(const nl_catalog *cat, const nl_catalog_file *trace);
 
-/* Read the models. -1 with err (system: trace_info.pb / ntrace.pb unreadable; framework: the reader's
- * error — a cut-off trace is not an error but a model marked partial). */
-int nl_host_load_system(nl_call *call, const nl_catalog *cat, const nl_catalog_rank *rank, system_model **out,
-                        nl_error *err) __attribute__((warn_unused_result));
-int nl_host_load_framework(nl_call *call, const nl_catalog_file *trace, framework_model **out, nl_error *err)
-    __attribute__((warn_unused_result));
+/* The models, cached (nl_memo_system_model / nl_memo_framework_model). Returns a reference the caller
+ * releases (nl_model_ref_release) and sets *out to its model, borrowed while the reference is held; NULL
+ * with err (system: trace_info.pb / ntrace.pb unreadable; framework: the reader's error — a cut-off trace is
+ * not an error but a model marked partial; NL_ERR_CANCELLED). */
+nl_model_ref *nl_host_load_system(nl_call *call, const nl_catalog *cat, const nl_catalog_rank *rank,
+                                  const system_model **out, nl_error *err) __attribute__((warn_unused_result));
+nl_model_ref *nl_host_load_framework(nl_call *call, const nl_catalog_file *trace, const framework_model **out,
+                                     nl_error *err) __attribute__((warn_unused_result));
 
 /* {"id", "kind", "rank", "core": null, ...} of a selection. */
 json_t *nl_host_profile_label(const nl_host_selection *sel);

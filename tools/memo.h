@@ -1,7 +1,8 @@
 /* memo — the analyses tools repeat on one input, kept in the shared model cache (model_cache.h memos).
  *
  * Owns nothing itself: every object lives in nl_tools_models() and is freed with the model (or, for a
- * show-session dump, evicted like a model). Each helper builds its object on the first call for (model,
+ * show-session dump, a system model or a framework model, evicted like a model; their summaries and the
+ * host-device join hang on them and go with them). Each helper builds its object on the first call for (model,
  * the arguments the object depends on) and returns it borrowed, valid while the reference it was asked
  * with is held; later calls, from any worker thread, get the same object without reading a row. Results
  * are the analyses' own structs, so a memoized call answers exactly what a direct call would.
@@ -14,8 +15,13 @@
 
 #include "attribution.h"
 #include "device_summary.h"
+#include "framework_model.h"
+#include "framework_summary.h"
+#include "host_device_join.h"
 #include "model_cache.h"
 #include "show_session.h"
+#include "system_model.h"
+#include "system_summary.h"
 #include "tools.h"
 
 /* device_summary_compute of the model (summary, orient). */
@@ -33,6 +39,36 @@ const attr_sections *nl_memo_attr_sections(nl_call *call, nl_model_ref *ref, int
 /* The parsed show-session dump at `path` (`source` names it in errors). Returns a reference owned by the
  * caller (nl_model_ref_release); the show_session is nl_model_ref_object(ref), borrowed while it is held. */
 nl_model_ref *nl_memo_show_session(nl_call *call, const char *path, const char *source, nl_error *err)
+    __attribute__((warn_unused_result));
+
+/* ---- host-side profiles ------------------------------------------------------------------------------ */
+
+/* The system model of one capture (system_model_load of `paths`, with the call's cancel flag): one file memo
+ * per file set, keyed by paths->ntrace (size and mtime checked by the cache) and by the size, mtime and path
+ * of trace_info.pb, cpu_util.pb and host_mem.pb, so rewriting any of the four reads them again. Returns a
+ * reference owned by the caller (nl_model_ref_release); the model is nl_model_ref_object(ref), borrowed
+ * while it is held. Its bytes in the cache are system_model_bytes. */
+nl_model_ref *nl_memo_system_model(nl_call *call, const system_model_paths *paths, nl_error *err)
+    __attribute__((warn_unused_result));
+
+/* The framework model of the Kineto trace at `path` (kineto_read, reporting the call's progress), one file
+ * memo per file version. A cut-off trace reads as a model marked partial and is kept like any other; a read
+ * error is not kept (the reader's error, e.g. NL_ERR_FORMAT). Ownership as nl_memo_system_model. */
+nl_model_ref *nl_memo_framework_model(nl_call *call, const char *path, nl_error *err)
+    __attribute__((warn_unused_result));
+
+/* system_summary_compute of a reference from nl_memo_system_model (summary of a system profile). */
+const system_summary *nl_memo_system_summary(nl_call *call, nl_model_ref *sys, nl_error *err)
+    __attribute__((warn_unused_result));
+
+/* framework_summary_compute of a reference from nl_memo_framework_model. */
+const framework_summary *nl_memo_framework_summary(nl_call *call, nl_model_ref *fw, nl_error *err)
+    __attribute__((warn_unused_result));
+
+/* host_device_join_compute of the two models, kept with the framework model under the system model's serial
+ * (a reloaded system profile gets a new one, so it is joined again). Borrowed while fw is held; its strtab
+ * ids name strings of both models, so hold sys too while reading it. */
+const host_device_join *nl_memo_host_device_join(nl_call *call, nl_model_ref *fw, nl_model_ref *sys, nl_error *err)
     __attribute__((warn_unused_result));
 
 #endif

@@ -519,12 +519,15 @@ const nl_tool_desc nl_tool_summary = {
         "Headline of one profile: total time (ns), per-engine active time and utilization %, DMA bytes and "
         "achieved bandwidth, FLOPs, MFU/HFU/MBU %, arithmetic intensity, the bottleneck by the AWS "
         "performance-bounds method, and Neuron Explorer rule findings with evidence. Call after orient; "
-        "then use kernel-attribution for where time goes, collective-gaps for per-layer latency.",
+        "then use kernel-attribution for where time goes, collective-gaps for per-layer latency. status is "
+        "complete, partial (the input was read only in part: numbers cover what was readable, data_quality says "
+        "where) or abstained (with the reason and fix).",
     .input_schema = "{\"type\": \"object\", \"additionalProperties\": false, \"required\": [\"path\"], \"properties\": {"
         NL_PROP_PATH "," NL_PROP_PROFILE "}}",
     .output_schema = "{\"type\": \"object\", \"required\": [\"profile\", \"status\", \"data_quality\", \"provenance\"], \"properties\": {"
         NL_OUT_ENVELOPE ","
-        NL_JSON("status": {"enum": ["complete", "abstained"]}, "abstained": {"type": "object"},
+        NL_JSON("status": {"enum": ["complete", "partial", "abstained"]}, "partial": {"type": "boolean"},
+                "abstained": {"type": "object"},
                 "total_time_ns": {"type": ["number", "null"]}, "engines": {"type": "array"},
                 "dma": {"type": "object"}, "flops": {"type": "object"}, "bounds": {"type": "object"},
                 "findings": {"type": "array"})

@@ -5,11 +5,16 @@
  * Reads the trace with analyzers/readers/kineto (streaming, gzip-aware; a cut-off file yields the events
  * before the break, labelled partial) and computes analyzers/analyses/framework_summary, whose definitions
  * (device vs host, nesting, self time, links, busy, percentiles) the result cites in `definitions`. The
- * trace is read on every call (no model cache for framework traces yet); progress is reported while it
- * reads and the cancel flag is honoured. Lists are cut while shaping (top N), never by truncating text. */
+ * model, its summary and the host-device join come from the shared model cache (memo.h: read and computed
+ * once per version of the trace), so a warm call only shapes; progress is reported while a cold call reads
+ * and the cancel flag is honoured; provenance.model says whether this call read the trace. A cut-off trace
+ * gives status "partial" (and partial: true); otherwise status "complete". Lists are cut while shaping
+ * (top N), never by truncating text. */
 #include "tool_common.h"
 #include "framework_summary.h"
+#include "host_select.h"
 #include "kineto.h"
+#include "memo.h"
 #include "shape.h"
 #include "summary_kinds.h"
 #include "summary_host_device.h"
@@ -18,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define SF_TOP_OPS 10u         /* rows of each top-ops list */
 #define SF_TOP_KERNELS 10u
@@ -382,7 +386,7 @@ static json_t *sf_basis(const sf_ctx *c)
 
 /* ---- provenance and data quality ---------------------------------------------------------------------- */
 
-static json_t *sf_provenance(const sf_ctx *c, const nl_catalog_file *f, double read_ms)
+static json_t *sf_provenance(const sf_ctx *c, const nl_catalog_file *f, const nl_model_ref *ref)
 {
     const framework_model *m = c->m;
     const kvlist *tr = framework_model_trace(m), *dist = framework_model_dist(m);
@@ -419,7 +423,9 @@ static json_t *sf_provenance(const sf_ctx *c, const nl_catalog_file *f, double r
     json_object_set_new(p, "time_base", json_string(framework_model_time_base(m, &base)
         ? "ts is relative to baseTimeNanoseconds: unix ns = baseTimeNanoseconds + ts·1000"
         : "no baseTimeNanoseconds: ts is unix µs"));
-    json_object_set_new(p, "read_ms", json_real(round(read_ms * 1000) / 1000));
+    json_object_set_new(p, "model", json_pack("{s:f, s:I, s:s}", "load_ms", round(nl_model_ref_load_ms(ref) * 1000) / 1000,
+                                              "bytes", (json_int_t)framework_model_bytes(m), "cache",
+                                              nl_model_ref_was_cached(ref) ? "warm" : "cold"));
     return p;
 }
 
@@ -549,11 +555,6 @@ static void sf_data_quality(sf_ctx *c)
 
 /* ---- entry point -------------------------------------------------------------------------------------- */
 
-static void sf_progress(void *ctx, uint64_t done, uint64_t total)
-{
-    nl_call_progress(ctx, (double)done, total ? (double)total : 0, "reading trace.json");
-}
-
 static json_t *sf_profile(const nl_catalog *cat, const nl_catalog_file *f, const framework_model *m)
 {
     json_t *p = json_pack("{s:s, s:s, s:n}", "id", f->rel_path, "kind", "framework", "core");
@@ -637,14 +638,11 @@ int nl_summary_framework(const json_t *args, nl_call *call, const nl_catalog *ca
                          nl_tool_result *res)
 {
     (void)args;
-    kineto_options opt = {.cancel = call->cancel, .progress = sf_progress, .progress_ctx = call};
-    framework_model *m = NULL;
+    const framework_model *m = NULL;
     nl_error err;
     nl_error_clear(&err);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = kineto_read(trace->path, &opt, &m, &err);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    nl_model_ref *ref = nl_host_load_framework(call, trace, &m, &err);
+    int rc = ref ? 0 : -1;
     if (rc != 0 && err.code == NL_ERR_CANCELLED)
         return nl_tool_result_error(res, "summary of %s was cancelled while reading the trace.", trace->rel_path);
     if (rc != 0 && err.code == NL_ERR_NOMEM)
@@ -662,49 +660,48 @@ int nl_summary_framework(const json_t *args, nl_call *call, const nl_catalog *ca
         res->structured = out;
         return 0;
     }
-    framework_summary s;
-    if (framework_summary_compute(m, call->cancel, &s, &err) != 0) {
+    const framework_summary *s = nl_memo_framework_summary(call, ref, &err);
+    if (!s) {
         json_decref(out);
-        framework_model_free(m);
+        nl_model_ref_release(ref);
         return nl_tool_result_error(res, "summary of %s failed: %s (%s).", trace->rel_path, err.message,
                                     nl_error_code_name(err.code));
     }
-    sf_ctx c = {.call = call, .m = m, .s = &s, .origin = s.has_window ? s.first_ns : 0,
+    sf_ctx c = {.call = call, .m = m, .s = s, .origin = s->has_window ? s->first_ns : 0,
                 .dq = json_object_get(out, "data_quality")};
-    double read_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     int64_t base = 0;
     int has_base = framework_model_time_base(m, &base);
-    json_object_set_new(out, "status", json_string("complete"));
-    json_object_set_new(out, "partial", json_boolean(framework_model_partial(m, NULL)));
-    json_object_set_new(out, "provenance", sf_provenance(&c, trace, read_ms));
-    json_object_set_new(out, "total_time_ns", s.has_window ? json_integer(s.last_ns - s.first_ns) : json_null());
+    bool partial = framework_model_partial(m, NULL);
+    json_object_set_new(out, "status", json_string(partial ? "partial" : "complete"));
+    json_object_set_new(out, "partial", json_boolean(partial));
+    json_object_set_new(out, "provenance", sf_provenance(&c, trace, ref));
+    json_object_set_new(out, "total_time_ns", s->has_window ? json_integer(s->last_ns - s->first_ns) : json_null());
     json_t *window = json_object();
-    if (s.has_window) {
+    if (s->has_window) {
         /* unix ns: base + ts when the trace has a base, else ts (unix µs·1000) */
-        json_object_set_new(window, "start_unix_ns", json_integer((has_base ? base : 0) + s.first_ns));
-        json_object_set_new(window, "end_unix_ns", json_integer((has_base ? base : 0) + s.last_ns));
+        json_object_set_new(window, "start_unix_ns", json_integer((has_base ? base : 0) + s->first_ns));
+        json_object_set_new(window, "end_unix_ns", json_integer((has_base ? base : 0) + s->last_ns));
     }
     json_object_set_new(out, "window", window);
     json_object_set_new(out, "events", sf_events(&c));
     json_object_set_new(out, "processes", sf_processes(&c));
     json_object_set_new(out, "steps", sf_steps(&c));
-    json_object_set_new(out, "compiled_regions", json_pack("{s:I, s:I}", "count", (json_int_t)s.compiled_regions,
-                                                           "total_ns", (json_int_t)s.compiled_region_ns));
-    json_object_set_new(out, "host", json_pack("{s:I, s:I, s:I}", "spans", (json_int_t)s.host_spans, "threads",
-                                               (json_int_t)s.host_threads, "op_groups", (json_int_t)s.nhost_ops));
+    json_object_set_new(out, "compiled_regions", json_pack("{s:I, s:I}", "count", (json_int_t)s->compiled_regions,
+                                                           "total_ns", (json_int_t)s->compiled_region_ns));
+    json_object_set_new(out, "host", json_pack("{s:I, s:I, s:I}", "spans", (json_int_t)s->host_spans, "threads",
+                                               (json_int_t)s->host_threads, "op_groups", (json_int_t)s->nhost_ops));
     json_object_set_new(out, "top_ops_by_cpu_self_time", sf_host_ops(&c));
-    json_object_set_new(out, "top_ops_by_device_time", sf_device_ops(&c, s.device_ops, s.ndevice_ops, "device_events"));
+    json_object_set_new(out, "top_ops_by_device_time", sf_device_ops(&c, s->device_ops, s->ndevice_ops, "device_events"));
     json_object_set_new(out, "device_time_basis", sf_basis(&c));
-    json_object_set_new(out, "top_device_kernels", sf_device_ops(&c, s.kernels, s.nkernels, "count"));
+    json_object_set_new(out, "top_device_kernels", sf_device_ops(&c, s->kernels, s->nkernels, "count"));
     json_object_set_new(out, "device", sf_device(&c));
     json_object_set_new(out, "host_to_device_copies", sf_copies(&c));
     json_object_set_new(out, "launch_latency", sf_latency(&c));
     json_object_set_new(out, "definitions", sf_definitions());
     sf_data_quality(&c);
-    nl_summary_host_device(call, cat, trace, m, out); /* summary_host_device.c: join with the rank's system profile */
+    nl_summary_host_device(call, cat, trace, ref, out); /* summary_host_device.c: join with the rank's system profile */
     sf_text(out, res);
     res->structured = out;
-    framework_summary_free(&s);
-    framework_model_free(m);
+    nl_model_ref_release(ref); /* s and m with it */
     return 0;
 }

@@ -1,13 +1,15 @@
 /* summary_host_device — see summary_host_device.h.
  *
- * The system profile of the trace's capture directory is read (host_select), the join computed
- * (analyzers/analyses/host_device_join) and shaped: alignment and its uncertainty, how each execution was
- * attributed, device time per op / step / region (unions over cores), and the first executions. Every *_ns
+ * The system profile of the trace's capture directory is loaded (host_select, cached), the join computed
+ * once per pair of models (analyzers/analyses/host_device_join, memo.h) and shaped: alignment and its
+ * uncertainty, how each execution was attributed, device time per op / step / region (device_union_ns, with
+ * the per-core sum beside it as device_core_sum_ns), and the first executions. Every *_ns
  * position here is unix ns (both clocks are unix wall clocks; the rest of the framework summary counts from
  * its first event, so absolute times are named *_unix_ns). */
 #include "summary_host_device.h"
 #include "host_device_join.h"
 #include "host_select.h"
+#include "memo.h"
 #include "shape.h"
 
 #include <math.h>
@@ -116,10 +118,11 @@ static json_t *hd_groups(const framework_model *m, const host_device_join *j, co
         if (!step)
             json_object_set_new(o, "instances", json_integer((json_int_t)g[i].instances));
         json_object_set_new(o, "exec_spans", json_integer((json_int_t)g[i].exec_spans));
-        json_object_set_new(o, "device_ns", json_integer(g[i].device_ns));
-        json_object_set_new(o, "device_core_ns", json_integer(g[i].device_core_ns));
+        json_object_set_new(o, "device_union_ns", json_integer(g[i].device_union_ns));
+        json_object_set_new(o, "device_core_sum_ns", json_integer(g[i].device_core_sum_ns));
         json_object_set_new(o, step ? "device_pct_of_wall" : "pct_of_device_time",
-                            step ? hd_pct(g[i].device_ns, g[i].host_ns) : hd_pct(g[i].device_ns, j->device_ns));
+                            step ? hd_pct(g[i].device_union_ns, g[i].host_ns)
+                                 : hd_pct(g[i].device_union_ns, j->device_union_ns));
         json_array_append_new(arr, o);
     }
     return arr;
@@ -192,8 +195,9 @@ static json_t *hd_joined(const framework_model *m, const system_model *sm, const
     json_object_set_new(o, "method", json_string(
         "each nc_exec_running span is credited to the innermost framework op containing its anchor: the host event a "
         "linked framework device event leads to (correlation, ac2g flow), else the start of the runtime call that "
-        "launched it (nrt_execute on the same nc_idx), else the execution's own start; device time per group = union "
-        "of its executions over all cores (never a sum)"));
+        "launched it (nrt_execute on the same nc_idx), else the execution's own start; device time per group: "
+        "device_union_ns = union of its executions over all cores, device_core_sum_ns = their durations summed "
+        "(each core counted); thread_matched = the op's thread is the launch call's OS thread"));
     json_object_set_new(o, "clock_alignment", hd_alignment(j));
     json_object_set_new(o, "executions", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
         "nc_exec_running_spans", (json_int_t)j->exec_spans, "with_launch_call", (json_int_t)j->with_launch,
@@ -204,8 +208,8 @@ static json_t *hd_joined(const framework_model *m, const system_model *sm, const
         (json_int_t)j->thread_matched, "ambiguous_thread", (json_int_t)j->ambiguous));
     json_object_set_new(o, "framework_device_events", json_pack("{s:I, s:I}", "events", (json_int_t)j->fw_device_events,
                                                                 "linked_to_host", (json_int_t)j->fw_linked_device_events));
-    json_object_set_new(o, "device_ns", json_integer(j->device_ns));
-    json_object_set_new(o, "device_core_ns", json_integer(j->device_core_ns));
+    json_object_set_new(o, "device_union_ns", json_integer(j->device_union_ns));
+    json_object_set_new(o, "device_core_sum_ns", json_integer(j->device_core_sum_ns));
     json_object_set_new(o, "ops", hd_groups(m, j, j->ops, j->nops, NL_HOST_DEVICE_OPS_SHOWN, false));
     json_object_set_new(o, "ops_total", json_integer((json_int_t)j->nops));
     json_object_set_new(o, "steps", hd_groups(m, j, j->steps, j->nsteps, NL_HOST_DEVICE_STEPS_SHOWN, true));
@@ -217,9 +221,10 @@ static json_t *hd_joined(const framework_model *m, const system_model *sm, const
     return o;
 }
 
-void nl_summary_host_device(nl_call *call, const nl_catalog *cat, const nl_catalog_file *trace,
-                            const framework_model *m, json_t *out)
+void nl_summary_host_device(nl_call *call, const nl_catalog *cat, const nl_catalog_file *trace, nl_model_ref *fw,
+                            json_t *out)
 {
+    const framework_model *m = fw ? nl_model_ref_object(fw) : NULL;
     if (!out || !m)
         return;
     const nl_catalog_rank *rank = nl_host_trace_system(cat, trace);
@@ -233,10 +238,11 @@ void nl_summary_host_device(nl_call *call, const nl_catalog *cat, const nl_catal
     }
     char id[300];
     snprintf(id, sizeof id, "%s/system", rank->id);
-    system_model *sm = NULL;
+    const system_model *sm = NULL;
     nl_error err;
     nl_error_clear(&err);
-    if (nl_host_load_system(call, cat, rank, &sm, &err)) {
+    nl_model_ref *sys = nl_host_load_system(call, cat, rank, &sm, &err);
+    if (!sys) {
         char reason[700];
         snprintf(reason, sizeof reason, "the system profile %s cannot be read: %s (%s)", id, err.message,
                  nl_error_code_name(err.code));
@@ -244,16 +250,15 @@ void nl_summary_host_device(nl_call *call, const nl_catalog *cat, const nl_catal
         hd_quality(out, "warning", "host_device_failed", reason, "summary of the system profile says more");
         return;
     }
-    host_device_join j;
-    if (host_device_join_compute(m, sm, call->cancel, &j, &err)) {
+    const host_device_join *j = nl_memo_host_device_join(call, fw, sys, &err);
+    if (!j) {
         char reason[400];
         snprintf(reason, sizeof reason, "the host-device join failed: %s (%s)", err.message, nl_error_code_name(err.code));
         json_object_set_new(out, "host_device", hd_not_available("failed", reason));
-        system_model_free(sm);
+        nl_model_ref_release(sys);
         return;
     }
-    json_object_set_new(out, "host_device", hd_joined(m, sm, &j, id));
-    hd_quality_all(&j, out);
-    host_device_join_free(&j);
-    system_model_free(sm);
+    json_object_set_new(out, "host_device", hd_joined(m, sm, j, id));
+    hd_quality_all(j, out);
+    nl_model_ref_release(sys);
 }

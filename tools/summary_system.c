@@ -16,10 +16,17 @@
  *                   (dmem_buf_copyin/out) with the runtime call enclosing each copy
  *   allocations, loads, clock_sync (sync-point conversion and its error), cpu, host_memory, models
  *
+ * The model and its summary come from the shared model cache (memo.h: read and computed once per version of
+ * the four files), so a warm call only shapes; provenance.model says whether this call read the files.
+ * A result whose input was read only in part (records skipped, cut off or unpaired) has status "partial"
+ * and partial: true, with the reason; otherwise status "complete".
+ *
  * Times inside the window are offsets from window.start_unix_ns (`*_offset_ns`), so they stay exact for
  * JSON readers that parse numbers as doubles; durations are plain ns. Ids (model_id) are strings.
  * Lists are bounded while building (SYS_*_SHOWN); each says total/shown/truncated. */
 #include "tool_common.h"
+#include "host_select.h"
+#include "memo.h"
 #include "shape.h"
 #include "summary_kinds.h"
 #include "summary_system.h"
@@ -30,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define SYS_TYPES_SHOWN 24u
 #define SYS_LOADS_SHOWN 16u
@@ -90,13 +96,6 @@ static long rank_index(const nl_catalog *cat, const nl_catalog_rank *rank)
 }
 
 /* ---- loading ---------------------------------------------------------------------------------------- */
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static int load_model(const nl_catalog *cat, const nl_catalog_rank *rank, const atomic_int *cancel, system_model **m,
                       nl_error *err)
@@ -183,7 +182,8 @@ static json_t *trace_info_json(const syspb_trace_info *ti)
     return o;
 }
 
-static json_t *provenance_json(const nl_catalog *cat, const nl_catalog_rank *rank, const system_model *m, double load_ms)
+static json_t *provenance_json(const nl_catalog *cat, const nl_catalog_rank *rank, const system_model *m,
+                               const nl_model_ref *ref)
 {
     const int idx[SM_FILE_COUNT] = {rank->trace_info_pb, rank->ntrace_pb, rank->cpu_util_pb, rank->host_mem_pb};
     const char *keys[SM_FILE_COUNT] = {"trace_info_pb", "ntrace_pb", "cpu_util_pb", "host_mem_pb"};
@@ -200,8 +200,11 @@ static json_t *provenance_json(const nl_catalog *cat, const nl_catalog_rank *ran
                                       "begins", (json_int_t)c->begins, "ends", (json_int_t)c->ends, "instants",
                                       (json_int_t)c->instants, "pairs", (json_int_t)c->pairs, "unpaired_begins",
                                       (json_int_t)c->open_begins, "unpaired_ends", (json_int_t)c->orphan_ends));
-        json_object_set_new(prov, "model", json_pack("{s:f, s:I, s:s}", "load_ms", round(load_ms * 1000) / 1000, "bytes",
-                                                     (json_int_t)system_model_bytes(m), "cache", "none (read per call)"));
+        if (ref)
+            json_object_set_new(prov, "model", json_pack("{s:f, s:I, s:s}", "load_ms",
+                                                         round(nl_model_ref_load_ms(ref) * 1000) / 1000, "bytes",
+                                                         (json_int_t)system_model_bytes(m), "cache",
+                                                         nl_model_ref_was_cached(ref) ? "warm" : "cold"));
     }
     json_object_set_new(prov, "schemas", json_string("proto/ntrace.proto, trace_info.proto, cpu_util.proto, host_mem.proto "
                                                      "(reconstructed from runtime 2.30.51 files; formats.md §9)"));
@@ -774,29 +777,25 @@ int nl_summary_system(const json_t *args, nl_call *call, const nl_catalog *cat, 
                       nl_tool_result *res)
 {
     (void)args;
-    system_model *m = NULL;
+    const system_model *m = NULL;
     nl_error err;
     nl_error_clear(&err);
-    double t0 = now_ms();
     nl_call_progress(call, 0, 2, "reading the system profile");
-    if (load_model(cat, rank, call->cancel, &m, &err))
+    nl_model_ref *ref = nl_host_load_system(call, cat, rank, &m, &err);
+    if (!ref)
         return nl_tool_result_error(res, "cannot read the system profile of %s: %s%s%s byte %lld: %s (%s)", rank->id,
                                     err.source[0] ? err.source : "", err.field[0] ? " field " : "", err.field,
                                     (long long)err.offset, err.message, nl_error_code_name(err.code));
-    double load_ms = now_ms() - t0;
     nl_call_progress(call, 1, 2, "summarising");
-    system_summary *s = calloc(1, sizeof *s);
-    if (!s)
-        nl_error_set(&err, NL_ERR_NOMEM, NULL, -1, "out of memory");
-    if (!s || system_summary_compute(m, call->cancel, s, &err)) {
-        free(s);
-        system_model_free(m);
+    const system_summary *s = nl_memo_system_summary(call, ref, &err);
+    if (!s) {
+        nl_model_ref_release(ref);
         return nl_tool_result_error(res, "summary of %s failed: %s", rank->id, err.message);
     }
     json_t *out = json_object();
     bool partial = any_partial(m);
     json_object_set_new(out, "profile", profile_label(rank));
-    json_object_set_new(out, "status", json_string("complete"));
+    json_object_set_new(out, "status", json_string(partial ? "partial" : "complete"));
     json_object_set_new(out, "partial", json_boolean(partial));
     if (partial)
         json_object_set_new(out, "partial_reason", json_string("some records were skipped, unpaired or cut off: the "
@@ -804,13 +803,11 @@ int nl_summary_system(const json_t *args, nl_call *call, const nl_catalog *cat, 
     json_object_set_new(out, "units", units_json());
     fill_numbers(out, cat, rank, m, s);
     json_object_set_new(out, "data_quality", quality_json(cat, rank, m, s));
-    json_object_set_new(out, "provenance", provenance_json(cat, rank, m, load_ms));
+    json_object_set_new(out, "provenance", provenance_json(cat, rank, m, ref));
     fit_budget(out, call);
     text_rendering(out, res);
     res->structured = out;
-    system_summary_free(s);
-    free(s);
-    system_model_free(m);
+    nl_model_ref_release(ref); /* s and m with it */
     return 0;
 }
 

@@ -359,13 +359,13 @@ int nl_trace_extract_host(const json_t *args, nl_call *call, nl_tool_result *res
         return 0;
     }
     host_extract_source src = {.kind = a.hkind};
-    system_model *sm = NULL;
-    framework_model *fm = NULL;
+    const system_model *sm = NULL;
+    const framework_model *fm = NULL;
     nl_error err;
     nl_error_clear(&err);
-    int rc = a.kind == NL_HOST_SYSTEM ? nl_host_load_system(call, sel.cat, sel.rank, &sm, &err)
-                                      : nl_host_load_framework(call, sel.trace, &fm, &err);
-    if (rc) {
+    nl_model_ref *model = a.kind == NL_HOST_SYSTEM ? nl_host_load_system(call, sel.cat, sel.rank, &sm, &err)
+                                                   : nl_host_load_framework(call, sel.trace, &fm, &err);
+    if (!model) {
         nl_tool_result_error(res, "Cannot read the %s profile %s: %s%s byte %lld: %s (%s).", a.kind == NL_HOST_SYSTEM ?
                              "system" : "framework", sel.id, err.source, err.source[0] ? "," : "", (long long)err.offset,
                              err.message, nl_error_code_name(err.code));
@@ -392,7 +392,7 @@ int nl_trace_extract_host(const json_t *args, nl_call *call, nl_tool_result *res
     json_object_set_new(out, "timeline", th_timeline(&k, a.kind));
     json_object_set_new(out, "status", json_string("complete"));
     json_object_set_new(out, "columns", th_columns_json(&a));
-    rc = th_page(call, &sel, &src, &a, &k, out, res);
+    int rc = th_page(call, &sel, &src, &a, &k, out, res);
     if (rc == 0) {
         th_text(out, res);
         size_t size;
@@ -407,8 +407,7 @@ int nl_trace_extract_host(const json_t *args, nl_call *call, nl_tool_result *res
     } else {
         json_decref(out);
     }
-    system_model_free(sm);
-    framework_model_free(fm);
+    nl_model_ref_release(model);
     nl_host_selection_clear(&sel);
     return 0;
 }

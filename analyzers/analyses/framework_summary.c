@@ -1353,6 +1353,13 @@ void framework_summary_free(framework_summary *s)
     memset(s, 0, sizeof *s);
 }
 
+size_t framework_summary_bytes(const framework_summary *s)
+{
+    return sizeof *s + (s->nphases + s->ncats) * sizeof(fs_count) +
+           (s->nhost_ops + s->nkernels + s->ndevice_ops + s->nhost_copy_ops) * sizeof(fs_op) +
+           (s->ndevices + s->nstreams) * sizeof(fs_busy) + s->nsteps * sizeof(fs_step);
+}
+
 const char *fs_copy_kind_name(int kind)
 {
     static const char *const names[FS_COPY_KINDS] = {"host_to_device", "device_to_host", "device_to_device",

@@ -137,6 +137,9 @@ typedef struct framework_summary {
 int framework_summary_compute(const framework_model *m, const atomic_int *cancel, framework_summary *out,
                               nl_error *err) __attribute__((warn_unused_result));
 void framework_summary_free(framework_summary *s);
+/* Heap bytes of a computed summary: the struct and its arrays by their element counts (for a cache's byte
+ * bound; arrays sized for more than they hold, such as the streams cut to FS_STREAMS_MAX, count as listed). */
+size_t framework_summary_bytes(const framework_summary *s);
 
 const char *fs_copy_kind_name(int kind);
 const char *fs_latency_basis_name(fs_latency_basis b);

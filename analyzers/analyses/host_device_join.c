@@ -108,6 +108,12 @@ const char *hdj_basis_name(hdj_basis b)
     }
 }
 
+size_t host_device_join_bytes(const host_device_join *j)
+{
+    return sizeof *j + j->nexecs * sizeof *j->execs +
+           (j->nops + j->nsteps + j->nregions) * sizeof(hdj_group);
+}
+
 void host_device_join_free(host_device_join *j)
 {
     if (!j)
@@ -675,8 +681,9 @@ static int hdj_stab(hdj_ctx *c)
             const hdj_span *s = &c->spans[h->op];
             int64_t t = e->anchor_ns - c->base, a = t - s->ts, b = s->end - t;
             e->slack_ns = a < b ? a : b;
-            e->thread_matched = h->op_pref;
-            o->thread_matched += e->basis == HDJ_LAUNCH_IN_OP && h->op_pref;
+            int64_t op_tid = c->fw_tid[s->thread];
+            e->thread_matched = e->launch_type && op_tid >= 0 && (uint64_t)op_tid == e->launch_thread;
+            o->thread_matched += e->thread_matched;
             o->ambiguous += !h->op_pref && h->threads_with_op > 1;
             if (e->basis == HDJ_LAUNCH_IN_OP || e->basis == HDJ_EXEC_IN_OP) {
                 o->min_slack_ns = !o->has_slack || e->slack_ns < o->min_slack_ns ? e->slack_ns : o->min_slack_ns;
@@ -717,8 +724,8 @@ static int hdj_member_cmp(const void *pa, const void *pb)
 static int hdj_group_device_cmp(const void *pa, const void *pb)
 {
     const hdj_group *a = pa, *b = pb;
-    if (a->device_ns != b->device_ns)
-        return a->device_ns > b->device_ns ? -1 : 1;
+    if (a->device_union_ns != b->device_union_ns)
+        return a->device_union_ns > b->device_union_ns ? -1 : 1;
     return (a->row > b->row) - (a->row < b->row);
 }
 
@@ -768,16 +775,19 @@ static int hdj_make_groups(hdj_ctx *c, int which, hdj_group **out, size_t *nout)
             const hdj_exec *e = &o->execs[m[j].exec];
             iv[j - i] = (interval){e->start, e->end};
             g->exec_spans++;
-            g->device_core_ns += e->end - e->start;
+            g->device_core_sum_ns += e->end - e->start;
             if (j == i || m[j].row != m[j - 1].row) {
                 g->instances++;
                 g->host_ns += hdj_fw_dur(c, m[j].row);
             }
         }
-        g->device_ns = interval_union(iv, j - i);
+        g->device_union_ns = interval_union(iv, j - i);
         i = j;
     }
     qsort(*out, *nout, sizeof **out, which == 1 ? hdj_group_start_cmp : hdj_group_device_cmp);
+    hdj_group *fit = *nout ? realloc(*out, *nout * sizeof **out) : NULL; /* sized for every execution above */
+    if (fit)
+        *out = fit;
     free(m);
     free(iv);
     return 0;
@@ -797,14 +807,14 @@ static int hdj_totals(hdj_ctx *c)
     for (size_t i = 0; i < o->nexecs; i++) {
         const hdj_exec *e = &o->execs[i];
         all[i] = (interval){e->start, e->end};
-        o->device_core_ns += e->end - e->start;
+        o->device_core_sum_ns += e->end - e->start;
         if (e->basis == HDJ_UNATTRIBUTED)
             un[nun++] = all[i];
         o->exec_first_ns = !o->has_exec_window || e->start < o->exec_first_ns ? e->start : o->exec_first_ns;
         o->exec_last_ns = !o->has_exec_window || e->end > o->exec_last_ns ? e->end : o->exec_last_ns;
         o->has_exec_window = true;
     }
-    o->device_ns = interval_union(all, o->nexecs);
+    o->device_union_ns = interval_union(all, o->nexecs);
     o->unattributed_ns = interval_union(un, nun);
     free(all);
     free(un);

@@ -29,7 +29,9 @@
  * all host threads (several threads with a candidate and no tid match count as `ambiguous`). The enclosing
  * ProfilerStep#N and Torch-Compiled Region spans are found the same way.
  * Device time of a group (op name, step, region) = the union of its executions' intervals over all cores
- * (never a sum, §11.9); device_core_ns = their summed durations.
+ * (device_union_ns; never a sum, §11.9); device_core_sum_ns = their summed durations (one per core).
+ * thread_matched (per execution, and its total) says the op's framework thread has the OS thread id of the
+ * execution's launch call; false without a launch call or an op, whatever basis placed the execution.
  *
  * Owns: the arrays in host_device_join (host_device_join_free). Borrows both models for the call; strtab
  * ids in the result are the framework model's (ops, steps, regions) or the system model's (launch types).
@@ -71,7 +73,7 @@ typedef struct hdj_exec {
     size_t fw_device_row;         /* the linked framework device event, HDJ_NO_ROW when none */
     int64_t anchor_ns;            /* unix ns */
     int64_t slack_ns;             /* distance from the anchor to the nearer edge of the op; -1 without an op */
-    bool thread_matched;          /* the op's thread is the launch's OS thread */
+    bool thread_matched;          /* the op's thread is the launch's OS thread (false without launch or op) */
 } hdj_exec;
 
 typedef struct hdj_group {
@@ -80,8 +82,8 @@ typedef struct hdj_group {
     int64_t start;                /* unix ns of that row */
     uint64_t instances;           /* distinct framework spans */
     uint64_t exec_spans;          /* nc_exec_running spans credited */
-    int64_t device_ns;            /* union of their intervals over all cores */
-    int64_t device_core_ns;       /* Σ of their durations */
+    int64_t device_union_ns;      /* union of their intervals over all cores */
+    int64_t device_core_sum_ns;   /* Σ of their durations (each core counted) */
     int64_t host_ns;              /* Σ length of the distinct framework spans */
 } hdj_group;
 
@@ -101,23 +103,29 @@ typedef struct host_device_join {
     /* counts */
     uint64_t exec_spans, unpaired_exec_records, with_launch;
     uint64_t by_correlation, by_flow, by_launch, by_exec_time, unattributed;
-    uint64_t outside_fw_window, thread_matched, ambiguous;
+    uint64_t outside_fw_window;
+    uint64_t thread_matched;      /* executions with hdj_exec.thread_matched */
+    uint64_t ambiguous;
     uint64_t fw_host_spans, fw_device_events, fw_linked_device_events;
-    int64_t device_ns, device_core_ns, unattributed_ns;
+    int64_t device_union_ns;      /* union of every execution over all cores */
+    int64_t device_core_sum_ns;   /* Σ of every execution's duration */
+    int64_t unattributed_ns;      /* union of the unattributed executions */
     /* lists */
     hdj_exec *execs;              /* every execution span, by start */
     size_t nexecs;
-    hdj_group *ops;               /* by op (name, category), device_ns descending */
+    hdj_group *ops;               /* by op (name, category), device_union_ns descending */
     size_t nops;
     hdj_group *steps;             /* one per ProfilerStep span with executions, by start */
     size_t nsteps;
-    hdj_group *regions;           /* by region name, device_ns descending */
+    hdj_group *regions;           /* by region name, device_union_ns descending */
     size_t nregions;
 } host_device_join;
 
 int host_device_join_compute(const framework_model *fm, const system_model *sm, const atomic_int *cancel,
                              host_device_join *out, nl_error *err) __attribute__((warn_unused_result));
 void host_device_join_free(host_device_join *j);
+/* Heap bytes of the arrays a join holds, plus the struct itself (for a cache's byte bound). */
+size_t host_device_join_bytes(const host_device_join *j);
 
 const char *hdj_basis_name(hdj_basis b);
 

@@ -1188,6 +1188,11 @@ int system_summary_compute(const system_model *m, const atomic_int *cancel, syst
     return rc;
 }
 
+size_t system_summary_bytes(const system_summary *s)
+{
+    return sizeof *s + s->ntypes * sizeof *s->types;
+}
+
 void system_summary_free(system_summary *s)
 {
     free(s->types);

@@ -230,6 +230,8 @@ typedef struct system_summary {
 __attribute__((warn_unused_result))
 int system_summary_compute(const system_model *m, const atomic_int *cancel, system_summary *out, nl_error *err);
 void system_summary_free(system_summary *s);
+/* Heap bytes of a computed summary: the struct and its type list (for a cache's byte bound). */
+size_t system_summary_bytes(const system_summary *s);
 
 /* Name of a copy slot's event type ("nrt_tensor_write", ...). */
 const char *system_summary_copy_name(unsigned slot);

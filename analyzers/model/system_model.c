@@ -805,5 +805,5 @@ uint32_t system_model_type(const system_model *m, const char *name)
 
 size_t system_model_bytes(const system_model *m)
 {
-    return arena_reserved(m->arena);
+    return arena_reserved(m->arena) + sizeof *m; /* the header is malloc'd on its own */
 }

@@ -173,7 +173,7 @@ const system_model_note *system_model_note_at(const system_model *m, size_t i);
 const char *system_model_neff_path(const system_model *m, uint64_t model_id);
 /* strtab id of an event type name, or STRTAB_NONE when no span has it. */
 uint32_t system_model_type(const system_model *m, const char *name);
-/* Bytes reserved by the model's arena. */
+/* Heap bytes the model holds: what its arena reserved plus its header. */
 size_t system_model_bytes(const system_model *m);
 
 #endif

@@ -4,8 +4,8 @@
  * string. Only a scan from the start can tell, so this scan must be much cheaper than parsing: it runs at
  * ~4 GB/s on the 2.3 GHz VM of issue 6 (0.25 s CPU for a 1.1 GB export, vs ~1.9 s for the full parse).
  *
- * Method (the first stage of simdjson, Langdale & Lemire 2019, in portable C with SSE2): for each block of
- * 64 bytes, build bit masks of backslashes, quotes and brackets ('{'/'[' and '}'/']', found together by
+ * Method (the first stage of simdjson, Langdale & Lemire 2019; SSE2, or AVX2 + PCLMUL when the CPU has
+ * them): for each block of 64 bytes, build bit masks of backslashes, quotes and brackets ('{'/'[' and '}'/']', found together by
  * OR-ing 0x20: '[' | 0x20 == '{', ']' | 0x20 == '}'). Then
  *   escaped   = the characters preceded by an odd run of backslashes (find_escaped below; the run may
  *               continue from the previous block, carried in `prev_escaped`);
@@ -15,7 +15,8 @@
  *   brackets outside strings = brackets & ~in_string.
  * Blocks without a structural bracket (most of them: a 900-byte instruction record has two) cost a few
  * dozen instructions; the others walk their bracket bits one by one to track the depth and report events.
- * The last partial block is copied into a 64-byte buffer padded with spaces. */
+ * The last partial block is copied into a 64-byte buffer padded with spaces. The state between blocks (an
+ * escape pending, inside a string, the depth) lives in json_split, so the text may come in pieces. */
 #include "json_split.h"
 
 #include <string.h>
@@ -33,6 +34,38 @@ static inline uint64_t jsp_eq16(__m128i v, char c)
 {
     return (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
 }
+#endif
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define JSP_AVX2 1
+/* The same masks 32 bytes at a time where the CPU has AVX2 (checked at run time; the build targets the
+ * x86-64 baseline). Halves the compare work: the scan of a 1.1 GB export went from 0.25 s to ~0.17 s. */
+__attribute__((target("avx2,pclmul"))) static inline uint64_t jsp_eq32(__m256i v, char c)
+{
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(c)));
+}
+
+__attribute__((target("avx2,pclmul"))) static inline void jsp_block_masks_avx2(const unsigned char *p, js_masks *m)
+{
+    __m256i lo = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    __m256i hi = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+    __m256i case_bit = _mm256_set1_epi8(0x20);
+    __m256i llo = _mm256_or_si256(lo, case_bit), lhi = _mm256_or_si256(hi, case_bit);
+    m->backslash = jsp_eq32(lo, '\\') | jsp_eq32(hi, '\\') << 32;
+    m->quote = jsp_eq32(lo, '"') | jsp_eq32(hi, '"') << 32;
+    m->open = jsp_eq32(llo, '{') | jsp_eq32(lhi, '{') << 32;
+    m->close = jsp_eq32(llo, '}') | jsp_eq32(lhi, '}') << 32;
+}
+
+/* Prefix XOR with one carry-less multiply by all ones. */
+__attribute__((target("avx2,pclmul"))) static inline uint64_t jsp_prefix_xor_clmul(uint64_t x)
+{
+    __m128i v = _mm_set_epi64x(0, (long long)x);
+    return (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(v, _mm_set1_epi8((char)0xFF), 0));
+}
+#else
+#define JSP_AVX2 0
 #endif
 
 static inline void jsp_block_masks(const unsigned char *p, js_masks *m)
@@ -95,30 +128,33 @@ static int jsp_is_ws(char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-/* The member name before the '[' at `open`: `"name" ws : ws [`. Sets *key and *len (raw bytes between the
- * quotes) or leaves *key NULL when the bytes do not have that shape or the name is too long. */
-static void jsp_key_before(const char *data, size_t open, const char **key, size_t *len)
+/* The member name before the '[' at data[open]: `"name" ws : ws [`, looking back no further than data[lo].
+ * Sets *key and *len (raw bytes between the quotes) or leaves *key NULL when the bytes do not have that
+ * shape within reach or the name is too long. */
+static void jsp_key_before(const char *data, size_t lo, size_t open, const char **key, size_t *len)
 {
     *key = NULL;
     *len = 0;
     size_t i = open;
-    while (i > 0 && jsp_is_ws(data[i - 1]))
+    while (i > lo && jsp_is_ws(data[i - 1]))
         i--;
-    if (i == 0 || data[i - 1] != ':')
+    if (i == lo || data[i - 1] != ':')
         return;
     i--;
-    while (i > 0 && jsp_is_ws(data[i - 1]))
+    while (i > lo && jsp_is_ws(data[i - 1]))
         i--;
-    if (i == 0 || data[i - 1] != '"')
+    if (i == lo || data[i - 1] != '"')
         return;
     size_t close = i - 1;
-    for (size_t q = close; q > 0 && close - q <= JSON_SPLIT_KEY_MAX;) {
+    for (size_t q = close; q > lo && close - q <= JSON_SPLIT_KEY_MAX;) {
         q--;
         if (data[q] != '"')
             continue;
         size_t bs = 0;
-        while (q > bs && data[q - 1 - bs] == '\\')
+        while (q - bs > lo && data[q - 1 - bs] == '\\')
             bs++;
+        if (q - bs == lo && bs > 0)
+            return; /* the run of backslashes may continue before the window */
         if (bs % 2 == 0) {
             *key = data + q + 1;
             *len = close - q - 1;
@@ -127,19 +163,12 @@ static void jsp_key_before(const char *data, size_t open, const char **key, size
     }
 }
 
-typedef struct jsp_state {
-    const char *data;
-    json_split_fn fn;
-    void *ctx;
-    uint64_t depth;
-    int top_is_object;
-    int in_member_array; /* the container at depth 2 is an array member of the top-level object */
-} jsp_state;
-
-/* Track one structural bracket at `off`; nonzero return stops the scan (1) or reports imbalance (-1). */
-static int jsp_bracket(jsp_state *s, size_t off, int is_open)
+/* Track one structural bracket at absolute offset `off`; nonzero return stops the scan (1) or reports
+ * imbalance (-1). */
+static int jsp_bracket(json_split *s, size_t off, int is_open)
 {
-    char c = s->data[off];
+    const char *at = s->win + (off - s->win_base);
+    char c = *at;
     if (is_open) {
         switch (s->depth++) {
         case 0: s->top_is_object = c == '{'; return 0;
@@ -148,7 +177,8 @@ static int jsp_bracket(jsp_state *s, size_t off, int is_open)
             if (s->in_member_array) {
                 const char *key;
                 size_t len;
-                jsp_key_before(s->data, off, &key, &len);
+                const char *lo = s->win - s->win_before;
+                jsp_key_before(lo, 0, (size_t)(at - lo), &key, &len);
                 return s->fn(s->ctx, JSON_SPLIT_ARRAY_OPEN, off, key, len) ? 1 : 0;
             }
             return 0;
@@ -171,36 +201,113 @@ static int jsp_bracket(jsp_state *s, size_t off, int is_open)
     }
 }
 
-int json_split_scan(const char *data, size_t len, json_split_fn fn, void *ctx)
+/* The scan loop, instantiated twice below: with the AVX2 + PCLMUL block functions inlined (one carry-less
+ * multiply does the prefix XOR), and with the baseline ones. A call per 64-byte block to a target-specific
+ * function cost ~7% of a split read's samples (perf), hence the two instantiations. */
+#define JSP_SIMD 0x100u /* json_split.flags: the CPU has AVX2 and PCLMUL, and JSON_SPLIT_PORTABLE is off */
+
+#if JSP_AVX2
+#define JSP_INLINE static inline __attribute__((always_inline))
+#else
+#define JSP_INLINE static inline
+#endif
+
+JSP_INLINE int jsp_scan(json_split *s, const char *data, size_t len, int simd)
 {
-    jsp_state s = {.data = data, .fn = fn, .ctx = ctx};
-    uint64_t prev_escaped = 0, prev_in_string = 0;
-    size_t next_progress = JSON_SPLIT_PROGRESS_STEP;
+    uint64_t prev_escaped = s->prev_escaped, prev_in_string = s->prev_in_string;
     unsigned char tail[64];
-    for (size_t base = 0; base < len; base += 64) {
-        const unsigned char *p = (const unsigned char *)data + base;
-        if (len - base < 64) {
+    int rc = 0;
+    for (size_t i = 0; i < len && !rc; i += 64) {
+        const unsigned char *p = (const unsigned char *)data + i;
+        if (len - i < 64) {
             memset(tail, ' ', sizeof tail);
-            memcpy(tail, p, len - base);
+            memcpy(tail, p, len - i);
             p = tail;
         }
         js_masks m;
-        jsp_block_masks(p, &m);
-        uint64_t escaped = (m.backslash | prev_escaped) ? jsp_escaped(m.backslash, &prev_escaped) : 0;
-        uint64_t in_string = jsp_prefix_xor(m.quote & ~escaped) ^ prev_in_string;
+        uint64_t in_string;
+#if JSP_AVX2
+        if (simd) {
+            jsp_block_masks_avx2(p, &m);
+            uint64_t escaped = (m.backslash | prev_escaped) ? jsp_escaped(m.backslash, &prev_escaped) : 0;
+            in_string = jsp_prefix_xor_clmul(m.quote & ~escaped) ^ prev_in_string;
+        } else
+#endif
+        {
+            (void)simd;
+            jsp_block_masks(p, &m);
+            uint64_t escaped = (m.backslash | prev_escaped) ? jsp_escaped(m.backslash, &prev_escaped) : 0;
+            in_string = jsp_prefix_xor(m.quote & ~escaped) ^ prev_in_string;
+        }
         prev_in_string = (uint64_t)((int64_t)in_string >> 63);
         uint64_t opens = m.open & ~in_string, closes = m.close & ~in_string;
-        for (uint64_t b = opens | closes; b; b &= b - 1) {
-            unsigned i = (unsigned)__builtin_ctzll(b);
-            int rc = jsp_bracket(&s, base + i, (int)((opens >> i) & 1));
-            if (rc)
-                return rc;
+        size_t base = s->scanned + i;
+        for (uint64_t b = opens | closes; b && !rc; b &= b - 1) {
+            unsigned k = (unsigned)__builtin_ctzll(b);
+            rc = jsp_bracket(s, base + k, (int)((opens >> k) & 1));
         }
-        if (base + 64 >= next_progress) {
-            next_progress += JSON_SPLIT_PROGRESS_STEP;
-            if (fn(ctx, JSON_SPLIT_PROGRESS, base + 64 < len ? base + 64 : len, NULL, 0))
-                return 1;
+        size_t done = base + (len - i < 64 ? len - i : 64);
+        if (!rc && done >= s->next_progress) {
+            s->next_progress += JSON_SPLIT_PROGRESS_STEP;
+            rc = s->fn(s->ctx, JSON_SPLIT_PROGRESS, done, NULL, 0) ? 1 : 0;
         }
     }
-    return s.depth == 0 ? 0 : -1;
+    s->prev_escaped = prev_escaped;
+    s->prev_in_string = prev_in_string;
+    return rc;
+}
+
+static int jsp_scan_baseline(json_split *s, const char *data, size_t len)
+{
+    return jsp_scan(s, data, len, 0);
+}
+
+#if JSP_AVX2
+__attribute__((target("avx2,pclmul"))) static int jsp_scan_simd(json_split *s, const char *data, size_t len)
+{
+    return jsp_scan(s, data, len, 1);
+}
+#endif
+
+void json_split_init(json_split *s, json_split_fn fn, void *ctx, unsigned flags)
+{
+    memset(s, 0, sizeof *s);
+    s->fn = fn;
+    s->ctx = ctx;
+    s->flags = flags;
+    s->next_progress = JSON_SPLIT_PROGRESS_STEP;
+#if JSP_AVX2
+    if (!(flags & JSON_SPLIT_PORTABLE) && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul"))
+        s->flags |= JSP_SIMD;
+#endif
+}
+
+int json_split_feed(json_split *s, const char *data, size_t len, size_t before, int last)
+{
+    s->win = data;
+    s->win_base = s->scanned;
+    s->win_before = before < s->scanned ? before : s->scanned;
+    int rc;
+#if JSP_AVX2
+    if (s->flags & JSP_SIMD)
+        rc = jsp_scan_simd(s, data, len);
+    else
+#endif
+        rc = jsp_scan_baseline(s, data, len);
+    s->scanned += len;
+    if (rc)
+        return rc;
+    return last && s->depth != 0 ? -1 : 0;
+}
+
+int json_split_scan(const char *data, size_t len, json_split_fn fn, void *ctx)
+{
+    return json_split_scan_with(data, len, fn, ctx, 0);
+}
+
+int json_split_scan_with(const char *data, size_t len, json_split_fn fn, void *ctx, unsigned flags)
+{
+    json_split s;
+    json_split_init(&s, fn, ctx, flags);
+    return json_split_feed(&s, data, len, 0, 1);
 }

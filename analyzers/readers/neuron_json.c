@@ -1073,6 +1073,8 @@ static unsigned nj_threads(const neuron_json_options *opt)
 int neuron_json_read_fd(int fd, const char *name, const neuron_json_options *opt, device_model **out, nl_error *err)
 {
     *out = NULL;
+    if (opt && opt->split_pieces)
+        *opt->split_pieces = 0;
     struct stat st;
     uint64_t total = 0;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
@@ -1104,6 +1106,8 @@ int neuron_json_read_mem(const void *data, size_t len, const char *name, const n
                          device_model **out, nl_error *err)
 {
     *out = NULL;
+    if (opt && opt->split_pieces)
+        *opt->split_pieces = 0;
     if (!data)
         len = 0;
     if (len && nj_threads(opt) > 1) {

@@ -42,6 +42,7 @@ typedef struct neuron_json_options {
     size_t split_min;    /* inputs below this many bytes are read sequentially; 0 = NEURON_JSON_SPLIT_MIN */
     size_t split_records; /* elements per piece of a split array; 0 = TABLE_SEG_ROWS (whole table segments,
                              merged by copy). Tests use small values to cut everywhere. */
+    size_t *split_pieces; /* nullable; set to the pieces the input was split into (0 = read sequentially) */
 } neuron_json_options;
 
 /* Read the export at `path`. opt may be NULL. 0 and *out = a finished model, or -1 with err set. */

@@ -6,8 +6,8 @@
  * records and the pieces parsed independently.
  *
  * Threads and what each owns:
- *   scanner (1 thread)   json_split_scan over the whole text (the file mmap'd read-only, or the caller's
- *                        memory): finds each top-level array and its elements and cuts the arrays into
+ *   scanner (1 thread)   json_split over the whole text (the file read with pread into a 4 MB buffer, or
+ *                        the caller's memory): finds each top-level array and its elements and cuts them into
  *                        pieces of `split_records` elements (TABLE_SEG_ROWS by default, so that pieces are
  *                        whole table segments and merge by copy). Publishes arrays, pieces and `frontier`.
  *   workers (threads-1)  take pieces in file order and parse each one with the ordinary reader
@@ -25,11 +25,12 @@
  * merge reproduces). The scanner's string tracking only decides where to cut; if it were fooled by
  * invalid input, a piece or the document read fails.
  * Failures: any failure (a piece or the document read fails, the scan finds unbalanced brackets, a thread
- * cannot start, the mapping fails) abandons the split read and the caller reads sequentially, which reports
+ * cannot start, a read fails) abandons the split read and the caller reads sequentially, which reports
  * the canonical error; only NL_ERR_CANCELLED is returned as is.
  * Memory: the model, one read buffer per thread, and at most `window` parsed pieces not yet merged (a piece
- * of 16 Ki records is ~0.8 MB of model). The scanner drops the mapped pages behind it (MADV_DONTNEED), so
- * the file's pages do not count in the process's RSS; pieces and the document are read with pread.
+ * of 16 Ki records is ~0.8 MB of model). Everything is read with pread, never mmap: a mapping would cost
+ * about the same here (page faults instead of copies) but a file truncated by another process while it is
+ * mapped kills the whole server with SIGBUS, where read() just returns short.
  *
  * Lock order: one mutex (`lock`) guards the published state; nothing else is locked while it is held, and
  * parsing and merging run without it. Wakeups: one condition variable, broadcast on every change. */
@@ -41,7 +42,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -50,9 +50,11 @@
 
 /* Pieces parsed ahead of the merge, per thread (bounds the memory of unmerged pieces). */
 #define NJP_WINDOW_PER_THREAD 4u
-/* The scanner drops mapped pages behind it in steps of this many bytes, keeping NJP_RELEASE_MARGIN. */
-#define NJP_RELEASE_STEP ((size_t)16 << 20)
-#define NJP_RELEASE_MARGIN ((size_t)1 << 20)
+/* The scanner reads the file in chunks of NJP_SCAN_CHUNK (a multiple of JSON_SPLIT_BLOCK) and keeps the last
+ * NJP_SCAN_KEEP bytes of each ahead of the next, for member names and separators that straddle two chunks
+ * (a separator longer than that is simply not cut at). */
+#define NJP_SCAN_CHUNK ((size_t)4 << 20)
+#define NJP_SCAN_KEEP ((size_t)64 << 10)
 
 typedef enum njp_state { NJP_PENDING, NJP_RUNNING, NJP_DONE, NJP_FAILED } njp_state;
 
@@ -88,9 +90,10 @@ typedef struct njp_scan {
     size_t job_start, last_close;
     uint64_t job_elems;
     int cut_pending;
-    size_t released;
     char key[JSON_SPLIT_KEY_MAX];
     size_t key_len;
+    const char *buf; /* the bytes the scanner holds: text offsets [buf_base, buf_base + buf_len) */
+    size_t buf_base, buf_len;
 } njp_scan;
 
 typedef struct njp {
@@ -98,11 +101,9 @@ typedef struct njp {
     const neuron_json_options *user; /* the caller's options (progress, cancel) */
     neuron_json_options opt;         /* for the inner reads: no progress callback (reported here) */
     int fd;                          /* -1 for memory */
-    off_t fd_base;                   /* file offset of data[0] */
-    const char *data;
+    off_t fd_base;                   /* file offset of the text's first byte */
+    const char *data;                /* the text, for memory (NULL for a file) */
     size_t len;
-    void *map;
-    size_t map_len;
     uint64_t split_records;
     unsigned threads;
     size_t window;
@@ -147,8 +148,7 @@ unsigned nj_online_cpus(void)
 
 /* ---- input bytes -------------------------------------------------------------------------------------- */
 
-/* Copy data[off, off + n) to dst: pread for a file (reading the mapping would map the pages into this
- * process and count them in its RSS), memcpy for memory. */
+/* Copy text bytes [off, off + n) to dst: pread for a file, memcpy for memory. */
 static ssize_t njp_copy(njp *p, char *dst, size_t off, size_t n, nl_error *err)
 {
     if (p->fd < 0) {
@@ -285,9 +285,13 @@ static int njp_ws(char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-/* data[a, b) is `ws , ws`: the only thing allowed between two elements cut apart. */
-static int njp_separator(const char *data, size_t a, size_t b)
+/* Text bytes [a, b) are `ws , ws`, the only thing allowed between two elements cut apart (0 also when the
+ * scanner no longer holds them). */
+static int njp_separator(const njp_scan *sc, size_t a, size_t b)
 {
+    if (a < sc->buf_base || b > sc->buf_base + sc->buf_len)
+        return 0;
+    const char *data = sc->buf - sc->buf_base;
     while (a < b && njp_ws(data[a]))
         a++;
     if (a >= b || data[a] != ',')
@@ -354,19 +358,6 @@ static int njp_emit(njp *p, size_t start, size_t end)
     return 0;
 }
 
-static void njp_release(njp *p, size_t off)
-{
-    njp_scan *sc = &p->sc;
-    if (!p->map || off < sc->released + NJP_RELEASE_STEP + NJP_RELEASE_MARGIN)
-        return;
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t from = ((size_t)p->fd_base + sc->released) & ~(page - 1);
-    size_t to = ((size_t)p->fd_base + off - NJP_RELEASE_MARGIN) & ~(page - 1);
-    if (to > from)
-        madvise((char *)p->map + from, to - from, MADV_DONTNEED);
-    sc->released = off - NJP_RELEASE_MARGIN;
-}
-
 static int njp_scan_event(void *ctx, json_split_event ev, size_t off, const char *key, size_t key_len)
 {
     njp *p = ctx;
@@ -391,7 +382,7 @@ static int njp_scan_event(void *ctx, json_split_event ev, size_t off, const char
         pthread_mutex_unlock(&p->lock);
         return 0;
     case JSON_SPLIT_ELEMENT_OPEN:
-        if (sc->cut_pending && njp_separator(p->data, sc->last_close + 1, off)) {
+        if (sc->cut_pending && njp_separator(sc, sc->last_close + 1, off)) {
             if (njp_emit(p, sc->job_start, sc->last_close + 1) != 0)
                 return 1;
             sc->job_start = off;
@@ -419,7 +410,6 @@ static int njp_scan_event(void *ctx, json_split_event ev, size_t off, const char
         sc->array = NULL;
         return atomic_load(&p->abort);
     case JSON_SPLIT_PROGRESS:
-        njp_release(p, off);
         if (!sc->in_array) {
             pthread_mutex_lock(&p->lock);
             njp_frontier_locked(p, off);
@@ -430,13 +420,54 @@ static int njp_scan_event(void *ctx, json_split_event ev, size_t off, const char
     return 0;
 }
 
+/* Scan a file through a bounded buffer. 0/1/-1 like json_split_feed; -1 also when a read fails. */
+static int njp_scan_file(njp *p, json_split *js)
+{
+    char *buf = malloc(NJP_SCAN_KEEP + NJP_SCAN_CHUNK);
+    if (!buf)
+        return -1;
+    int rc = 0;
+    size_t kept = 0;
+    for (size_t off = 0; off < p->len && rc == 0;) {
+        size_t want = p->len - off < NJP_SCAN_CHUNK ? p->len - off : NJP_SCAN_CHUNK;
+        nl_error err;
+        for (size_t got = 0; got < want;) {
+            ssize_t n = njp_copy(p, buf + kept + got, off + got, want - got, &err);
+            if (n <= 0) {
+                free(buf);
+                return -1;
+            }
+            got += (size_t)n;
+        }
+        p->sc.buf = buf;
+        p->sc.buf_base = off - kept;
+        p->sc.buf_len = kept + want;
+        rc = json_split_feed(js, buf + kept, want, kept, off + want >= p->len);
+        off += want;
+        size_t keep = kept + want < NJP_SCAN_KEEP ? kept + want : NJP_SCAN_KEEP;
+        memmove(buf, buf + kept + want - keep, keep);
+        kept = keep;
+    }
+    free(buf);
+    return rc;
+}
+
 static void *njp_scanner(void *arg)
 {
     njp *p = arg;
-    int rc = json_split_scan(p->data, p->len, njp_scan_event, p);
+    json_split js;
+    json_split_init(&js, njp_scan_event, p, 0);
+    int rc;
+    if (p->fd >= 0) {
+        rc = njp_scan_file(p, &js);
+    } else {
+        p->sc.buf = p->data;
+        p->sc.buf_len = p->len;
+        rc = json_split_feed(&js, p->data, p->len, 0, 1);
+    }
     pthread_mutex_lock(&p->lock);
     p->scan_done = 1;
-    if (rc != 0) /* unbalanced (the sequential read reports the error), stopped, or out of memory */
+    if (rc != 0) /* unbalanced (the sequential read reports the error), stopped, or a read failed */
         atomic_store(&p->abort, 1);
     p->frontier = p->len;
     pthread_cond_broadcast(&p->cv);
@@ -452,15 +483,11 @@ static ssize_t njp_abandon(nl_error *err)
     return -1;
 }
 
-/* Wait for a change, parsing a piece meanwhile when one is free. Lock held. */
+/* Wait for a change, parsing a piece meanwhile when one is free. Lock held (and not released between the
+ * caller's check and the wait, or a broadcast could be missed). */
 static void njp_wait_locked(njp *p)
 {
-    if (njp_help_locked(p))
-        return;
-    pthread_mutex_unlock(&p->lock);
-    njp_progress(p, 0);
-    pthread_mutex_lock(&p->lock);
-    if (!atomic_load(&p->abort))
+    if (!njp_help_locked(p) && !atomic_load(&p->abort))
         pthread_cond_wait(&p->cv, &p->lock);
 }
 
@@ -549,6 +576,7 @@ static int njp_array_hook(void *ctx, device_model *m, int64_t offset, const char
             ok = 0;
         total += job->count;
         device_model_free(piece);
+        njp_progress(p, 0);
         pthread_mutex_lock(&p->lock);
         p->merged = ++j;
         pthread_cond_broadcast(&p->cv);
@@ -589,6 +617,7 @@ static int njp_run(njp *p, device_model **out, nl_error *err)
     p->window = (size_t)p->threads * NJP_WINDOW_PER_THREAD;
     p->opt.progress = NULL;
     p->opt.progress_ctx = NULL;
+    p->opt.split_pieces = NULL;
     if (!p->split_records)
         p->split_records = TABLE_SEG_ROWS;
     atomic_init(&p->abort, 0);
@@ -625,6 +654,8 @@ static int njp_run(njp *p, device_model **out, nl_error *err)
     for (size_t i = 0; rc == 0 && i < p->narrays; i++)
         if (!((const njp_array *)p->arrays[i])->merged)
             rc = -1;
+    if (rc == 0 && p->user && p->user->split_pieces)
+        *p->user->split_pieces = p->njobs;
     int cancelled = p->cancelled || (rc != 0 && derr.code == NL_ERR_CANCELLED);
     nl_error cerr = p->cancelled ? p->cancel_err : derr;
     njp_free_state(p);
@@ -683,29 +714,20 @@ int nj_par_read_fd(int fd, const char *name, const neuron_json_options *opt, uns
     size_t len = (size_t)(st.st_size - base);
     if (!njp_eligible(len, opt, threads))
         return 1;
-    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map == MAP_FAILED)
-        return 1;
-    madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
     njp *p = calloc(1, sizeof *p);
-    int rc = 1;
-    if (p) {
-        p->name = name ? name : "(memory)";
-        p->user = opt;
-        if (opt)
-            p->opt = *opt;
-        p->fd = fd;
-        p->fd_base = base;
-        p->data = (const char *)map + base;
-        p->len = len;
-        p->map = map;
-        p->map_len = (size_t)st.st_size;
-        p->split_records = opt ? opt->split_records : 0;
-        p->threads = threads > NEURON_JSON_THREADS_MAX ? NEURON_JSON_THREADS_MAX : threads;
-        rc = njp_run(p, out, err);
-        free(p);
-    }
-    munmap(map, (size_t)st.st_size);
+    if (!p)
+        return 1;
+    p->name = name ? name : "(memory)";
+    p->user = opt;
+    if (opt)
+        p->opt = *opt;
+    p->fd = fd;
+    p->fd_base = base;
+    p->len = len;
+    p->split_records = opt ? opt->split_records : 0;
+    p->threads = threads > NEURON_JSON_THREADS_MAX ? NEURON_JSON_THREADS_MAX : threads;
+    int rc = njp_run(p, out, err);
+    free(p);
     if (rc == 0)
         lseek(fd, 0, SEEK_END); /* where a sequential read leaves it */
     return rc;

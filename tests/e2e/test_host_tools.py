@@ -244,8 +244,12 @@ class HostTools(unittest.TestCase):
         self.assertEqual(hd['status'], 'joined')
         self.assertEqual(hd['executions']['by_execution_start_in_op'], 1)  # no nrt_execute in this capture
         self.assertEqual(hd['executions']['unattributed'], 0)
-        self.assertEqual([(s['name'], s['device_ns']) for s in hd['steps']], [('ProfilerStep#1', EXEC[1] - EXEC[0])])
-        self.assertEqual([(o['name'], o['device_ns']) for o in hd['ops']], [('aten::matmul', EXEC[1] - EXEC[0])])
+        self.assertEqual([(s['name'], s['device_union_ns']) for s in hd['steps']],
+                         [('ProfilerStep#1', EXEC[1] - EXEC[0])])
+        self.assertEqual([(o['name'], o['device_union_ns'], o['device_core_sum_ns']) for o in hd['ops']],
+                         [('aten::matmul', EXEC[1] - EXEC[0], EXEC[1] - EXEC[0])])
+        self.assertEqual(hd['execution_list'][0]['thread_matched'], False)  # no launch call to match
+        self.assertEqual(hd['executions']['launch_thread_matched'], 0)
         self.assertEqual(hd['execution_list'][0]['slack_ns'], 1000)  # 1 µs on either side of the start
         self.assertEqual(hd['execution_list'][0]['launch'], None)
         self.assertEqual(hd['clock_alignment']['framework_to_unix'],

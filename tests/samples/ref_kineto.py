@@ -580,7 +580,7 @@ def check_tool_bad_input(binary, folder, schema, schema_errors, problems):
         out = run_json([binary, 'call', 'summary', json.dumps({'path': cut})])
         problems += ['cut.json.gz(tool) schema: %s' % e for e in schema_errors(schema, out)]
         codes = [q.get('code') for q in out.get('data_quality', [])]
-        if out.get('status') != 'complete' or out.get('partial') is not True or 'partial_trace' not in codes \
+        if out.get('status') != 'partial' or out.get('partial') is not True or 'partial_trace' not in codes \
                 or not 0 < out.get('events', {}).get('total', 0) < 16158:
             problems.append('cut.json.gz(tool): expected a partial result, got status %r partial %r codes %r' % (
                 out.get('status'), out.get('partial'), codes))

@@ -314,11 +314,12 @@ class HostDeviceJoin(unittest.TestCase):
         self.assertEqual(hd['executions']['by_launch_call_in_op'], 2)
         self.assertEqual(hd['executions']['launch_thread_matched'], 2)
         self.assertEqual(hd['executions']['unattributed'], 0)
-        self.assertEqual(hd['device_ns'], 984438)  # union over cores 4 and 5 (README)
-        self.assertEqual(hd['device_core_ns'], 982590 + 14763)
-        self.assertEqual([(o['name'], o['device_ns'], o['exec_spans']) for o in hd['ops']], [('aten::add', 984438, 2)])
+        self.assertEqual(hd['device_union_ns'], 984438)  # union over cores 4 and 5 (README)
+        self.assertEqual(hd['device_core_sum_ns'], 982590 + 14763)
+        self.assertEqual([(o['name'], o['device_union_ns'], o['device_core_sum_ns'], o['exec_spans']) for o in hd['ops']],
+                         [('aten::add', 984438, 982590 + 14763, 2)])
         self.assertEqual(hd['steps'][0]['name'], 'ProfilerStep#7')
-        self.assertEqual(hd['steps'][0]['device_ns'], 984438)
+        self.assertEqual(hd['steps'][0]['device_union_ns'], 984438)
         self.assertEqual(hd['steps'][0]['wall_ns'], 3000000)
         ex = {e['core']: e for e in hd['execution_list']}
         self.assertEqual(ex[4]['start_unix_ns'], EXEC_START[4])
@@ -327,6 +328,8 @@ class HostDeviceJoin(unittest.TestCase):
                                            'thread': LAUNCH_THREAD})
         self.assertEqual(ex[4]['model_id'], pbref.MODEL_ID)
         self.assertEqual(ex[5]['op'], 'aten::add')
+        self.assertEqual(sum(e['thread_matched'] for e in hd['execution_list']),
+                         hd['executions']['launch_thread_matched'])
         al = hd['clock_alignment']
         self.assertEqual(al['offset_applied_ns'], 0)
         self.assertEqual(al['framework_resolution_ns'], 1000)

@@ -60,8 +60,9 @@ static int mc_table(const device_model *a, const device_model *b, device_model_t
             table_read(ta, c, r, k, va);
             table_read(tb, c, r, k, vb);
             for (size_t i = 0; i < k; i++) {
-                int same = col->kind == TABLE_STR ? va[i].s == vb[i].s && table_code(ta, c, r + i) == table_code(tb, c, r + i)
-                                                  : va[i].u == vb[i].u;
+                int same = col->kind == TABLE_STR
+                               ? va[i].s == vb[i].s && table_code(ta, c, r + i) == table_code(tb, c, r + i)
+                               : va[i].u == vb[i].u;
                 if (!same)
                     return mc_fail(why, cap, "%s[%zu].%s differs", name, r + i, col->name);
             }

@@ -596,6 +596,43 @@ static void catalog_pairs_by_uuid_and_flags_mismatch_and_orphans(void **state)
     nl_catalog_free(c);
 }
 
+/* torch 1.x writes trace.json as a bare array of events (no "traceEvents"): Kineto by name plus head, so the
+ * reader (which handles and labels that layout) is reached; the same bytes under another name, or a
+ * trace-named array that does not hold events, stay unknown. */
+static void catalog_bare_array_trace_json_is_kineto(void **state)
+{
+    tree *t = *state;
+    put_str(t, "a/i-0abc_pid_42/trace.json",
+            "[{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 42, \"tid\": 42, "
+            "\"ts\": 1.5, \"dur\": 2}]");
+    put_str(t, "a/rank1.pt.trace.json", "\xef\xbb\xbf [\n  {\"name\": \"aten::mm\", \"ts\": 10, \"dur\": 1}\n]");
+    put_gz(t, "a/rank2.pt.trace.json.gz", "[{\"pid\": 1, \"ph\": \"M\", \"args\": {\"name\": \"python\"}}]");
+    put_str(t, "a/events.json", "[{\"ph\": \"X\", \"name\": \"aten::add\", \"ts\": 1}]");
+    put_str(t, "a/numbers.trace.json", "[1, 2, 3]");
+    put_str(t, "a/other_trace.json", "[{\"hello\": 1}]");
+    nl_catalog *c = scan(t, NULL);
+    static const struct { const char *rel; nl_file_kind kind; } want[] = {
+        {"a/i-0abc_pid_42/trace.json", NL_FILE_KINETO},
+        {"a/rank1.pt.trace.json", NL_FILE_KINETO},
+        {"a/rank2.pt.trace.json.gz", NL_FILE_KINETO},
+        {"a/events.json", NL_FILE_UNKNOWN},
+        {"a/numbers.trace.json", NL_FILE_UNKNOWN},
+        {"a/other_trace.json", NL_FILE_UNKNOWN},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const nl_catalog_file *f = file(c, want[i].rel);
+        if (f->kind != want[i].kind)
+            print_message("%s: got %s, want %s\n", want[i].rel, nl_file_kind_name(f->kind),
+                          nl_file_kind_name(want[i].kind));
+        assert_int_equal(f->kind, want[i].kind);
+        assert_true(f->valid);
+    }
+    assert_true(file(c, "a/rank2.pt.trace.json.gz")->gzipped);
+    assert_int_equal(nl_catalog_rank_count(c), 1); /* the capture directory's trace is its rank's */
+    assert_int_equal(nl_catalog_rank_at(c, 0)->trace_json, nl_catalog_find_file(c, "a/i-0abc_pid_42/trace.json"));
+    nl_catalog_free(c);
+}
+
 static void catalog_capture_dir_is_a_rank_with_stable_ids(void **state)
 {
     tree *t = *state;
@@ -708,6 +745,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(catalog_pairs_by_uuid_and_flags_mismatch_and_orphans, tree_setup,
                                         tree_teardown),
         cmocka_unit_test_setup_teardown(catalog_capture_dir_is_a_rank_with_stable_ids, tree_setup, tree_teardown),
+        cmocka_unit_test_setup_teardown(catalog_bare_array_trace_json_is_kineto, tree_setup, tree_teardown),
         cmocka_unit_test_setup_teardown(catalog_single_file_root_and_id_clash, tree_setup, tree_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -98,8 +98,8 @@ static void executions_go_to_the_op_around_their_launch_call(void **state)
     assert_int_equal(j.unattributed, 0);
     assert_int_equal(j.thread_matched, 3);
     assert_int_equal(j.ambiguous, 0);
-    assert_int_equal(j.device_ns, 5000000);
-    assert_int_equal(j.device_core_ns, 6000000);
+    assert_int_equal(j.device_union_ns, 5000000);
+    assert_int_equal(j.device_core_sum_ns, 6000000);
     assert_true(j.has_slack);
     assert_int_equal(j.min_slack_ns, 100000);
     /* executions by start: core4 3M, core5 4M, core4 21M, core6 40M */
@@ -114,6 +114,7 @@ static void executions_go_to_the_op_around_their_launch_call(void **state)
     assert_int_equal(j.execs[3].model_id, 0);
     assert_int_equal(j.execs[0].slack_ns, 100000);
     assert_true(j.execs[0].thread_matched);
+    assert_false(j.execs[3].thread_matched); /* no launch call */
     assert_string_equal(name_of(fm, j.execs[0].step_row), "ProfilerStep#3");
     assert_string_equal(name_of(fm, j.execs[2].op_row), "CompiledFunction");
     assert_string_equal(name_of(fm, j.execs[2].region_row), "Torch-Compiled Region: 0/0");
@@ -126,19 +127,19 @@ static void executions_go_to_the_op_around_their_launch_call(void **state)
     /* groups */
     assert_int_equal(j.nops, 3);
     assert_string_equal(framework_model_str(fm, j.ops[0].name, NULL), "aten::add");
-    assert_int_equal(j.ops[0].device_ns, 3000000);
-    assert_int_equal(j.ops[0].device_core_ns, 4000000);
+    assert_int_equal(j.ops[0].device_union_ns, 3000000);
+    assert_int_equal(j.ops[0].device_core_sum_ns, 4000000);
     assert_int_equal(j.ops[0].exec_spans, 2);
     assert_int_equal(j.ops[0].instances, 1);
     assert_int_equal(j.ops[0].host_ns, 7600000);
-    assert_int_equal(find_group(fm, j.ops, j.nops, "aten::mul")->device_ns, 1000000);
+    assert_int_equal(find_group(fm, j.ops, j.nops, "aten::mul")->device_union_ns, 1000000);
     assert_int_equal(j.nsteps, 1);
-    assert_int_equal(j.steps[0].device_ns, 4000000);
+    assert_int_equal(j.steps[0].device_union_ns, 4000000);
     assert_int_equal(j.steps[0].exec_spans, 3);
     assert_int_equal(j.steps[0].host_ns, 33500000);
     assert_int_equal(j.steps[0].start, 1500000);
     assert_int_equal(j.nregions, 1);
-    assert_int_equal(j.regions[0].device_ns, 1000000);
+    assert_int_equal(j.regions[0].device_union_ns, 1000000);
     assert_true(j.has_fw_window);
     assert_int_equal(j.fw_first_ns, 1500000);
     assert_int_equal(j.fw_last_ns, 42000000);
@@ -177,6 +178,11 @@ static void a_correlated_device_event_takes_precedence(void **state)
     assert_string_equal(name_of(fm, j.execs[1].op_row), "aten::mul");
     assert_int_equal(j.execs[0].basis, HDJ_LINK_CORRELATION);
     assert_int_equal(j.execs[0].anchor_ns, 2600000);
+    /* the op is on tid 5, the launch call (nrt_execute) on OS thread 4242: not matched, though the link forced
+     * the thread */
+    assert_false(j.execs[0].thread_matched);
+    assert_false(j.execs[1].thread_matched);
+    assert_int_equal(j.thread_matched, 0);
     assert_int_equal(j.offset_samples, 2);
     assert_int_equal(j.offset_min_ns, -250);
     assert_int_equal(j.offset_median_ns, -250);
@@ -241,6 +247,44 @@ static void without_a_tid_match_the_innermost_op_wins_and_is_ambiguous(void **st
     hs_remove(&cap);
 }
 
+/* thread_matched follows its documented meaning whatever placed the execution: the correlated launch sits in
+ * aten::mul on tid 4242, the OS thread of nrt_execute, so exec 1 on both cores is matched (linked, not placed
+ * by the launch call), and the total counts exactly the matched items (it once counted launch-basis ones only
+ * while every linked item said true). */
+static void thread_matched_per_execution_agrees_with_the_total(void **state)
+{
+    (void)state;
+    hs_capture cap;
+    system_model *sm = capture(&cap);
+    framework_model *fm = hs_trace(
+        "{\"baseTimeNanoseconds\": 1000000, \"traceEvents\": ["
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mul\",\"pid\":4242,\"tid\":4242,\"ts\":1500,\"dur\":1000},"
+        "{\"ph\":\"X\",\"cat\":\"privateuse1_runtime\",\"name\":\"launch\",\"pid\":4242,\"tid\":4242,\"ts\":1600,"
+        "\"dur\":100,\"args\":{\"correlation\":77}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::sum\",\"pid\":4242,\"tid\":4242,\"ts\":19000,\"dur\":2000},"
+        "{\"ph\":\"X\",\"cat\":\"privateuse1_driver\",\"name\":\"nc_exec\",\"pid\":100,\"tid\":1,\"ts\":2000.25,"
+        "\"dur\":1998.75,\"args\":{\"correlation\":77}}"
+        "]}");
+    host_device_join j;
+    join(fm, sm, &j);
+    assert_int_equal(j.by_correlation, 2);
+    assert_int_equal(j.by_launch, 1); /* exec 2: nrt_execute at 20M inside aten::sum, same thread */
+    assert_int_equal(j.execs[0].basis, HDJ_LINK_CORRELATION);
+    assert_true(j.execs[0].thread_matched);
+    assert_true(j.execs[1].thread_matched);
+    assert_true(j.execs[2].thread_matched);
+    assert_false(j.execs[3].thread_matched); /* unattributed, no launch call */
+    uint64_t matched = 0;
+    for (size_t i = 0; i < j.nexecs; i++)
+        matched += j.execs[i].thread_matched;
+    assert_int_equal(j.thread_matched, matched);
+    assert_int_equal(j.thread_matched, 3);
+    host_device_join_free(&j);
+    framework_model_free(fm);
+    system_model_free(sm);
+    hs_remove(&cap);
+}
+
 static void cancel_stops_the_join(void **state)
 {
     (void)state;
@@ -265,6 +309,7 @@ int main(void)
         cmocka_unit_test(a_correlated_device_event_takes_precedence),
         cmocka_unit_test(a_flow_links_a_device_event_to_its_host_op),
         cmocka_unit_test(without_a_tid_match_the_innermost_op_wins_and_is_ambiguous),
+        cmocka_unit_test(thread_matched_per_execution_agrees_with_the_total),
         cmocka_unit_test(cancel_stops_the_join),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

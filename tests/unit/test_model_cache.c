@@ -4,7 +4,9 @@
  * cancelled build is not kept, a cancelled waiter stops waiting, objects are freed with the model (also
  * when it was evicted while in use), keys past the per-model cap live with their reference, and memo bytes
  * count in the cache's byte bound. File memos: built once per (path, key, size, mtime), rebuilt when the
- * file changes, never mistaken for a model. The models come from the handcrafted export of
+ * file changes, never mistaken for a model. Object memos (derived from a file memo's object, as summaries of
+ * cached system and framework models are): built once, counted with it, freed with it; serials name one
+ * load and change when the file is read again. The models come from the handcrafted export of
  * analysis_fixture.h written to a temporary file. Run under ASan/UBSan in CI (leaks fail the test). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -516,6 +518,79 @@ static void file_memo_concurrent_callers_wait_for_one_build(void **state)
     assert_int_equal(atomic_load(&b.released), 1);
 }
 
+/* ---- object memos and serials ------------------------------------------------------------------------- */
+
+typedef struct object_ctx {
+    build_ctx *b;
+    const void *seen;           /* the object the last build got */
+} object_ctx;
+
+static void *build_object_counted(const void *obj, void *ctx, size_t *bytes, nl_error *err)
+{
+    object_ctx *o = ctx;
+    o->seen = obj;
+    return build_counted(NULL, o->b, bytes, err);
+}
+
+static void object_memo_is_built_once_per_file_object_and_counted(void **state)
+{
+    fixture *fx = *state;
+    nl_model_cache *c = nl_model_cache_new(4, 0);
+    build_ctx fb = {.bytes = 1000}, ob = {.bytes = 40};
+    object_ctx oc = {.b = &ob};
+    nl_error err;
+    nl_model_ref *r1 = file_memo_ok(c, fx->side, "system_model", &fb);
+    const counted *s1 = nl_model_ref_object_memo(r1, "system_summary", build_object_counted, release_counted, &oc,
+                                                 NULL, &err);
+    assert_non_null(s1);
+    assert_ptr_equal(oc.seen, nl_model_ref_object(r1)); /* built from the file object */
+    nl_model_ref *r2 = file_memo_ok(c, fx->side, "system_model", &fb);
+    assert_ptr_equal(nl_model_ref_object_memo(r2, "system_summary", build_object_counted, release_counted, &oc, NULL,
+                                              &err), s1);
+    assert_int_equal(atomic_load(&ob.builds), 1);
+    assert_int_equal(nl_model_cache_bytes(c), 1040);     /* the object's bytes and its memo's */
+    assert_int_equal(nl_model_ref_serial(r1), nl_model_ref_serial(r2));
+    assert_int_not_equal(nl_model_ref_serial(r1), 0);
+
+    /* the two kinds of memo do not mix */
+    memset(&err, 0x5a, sizeof err);
+    assert_null(nl_model_ref_memo(r1, "device_summary", build_counted, release_counted, &ob, NULL, &err));
+    assert_int_equal(err.code, NL_ERR_ARGUMENT);
+    nl_model_ref *m = get(c, fx->path);
+    memset(&err, 0x5a, sizeof err);
+    assert_null(nl_model_ref_object_memo(m, "system_summary", build_object_counted, release_counted, &oc, NULL, &err));
+    assert_int_equal(err.code, NL_ERR_ARGUMENT);
+    assert_int_equal(atomic_load(&ob.builds), 1);
+    assert_int_not_equal(nl_model_ref_serial(m), nl_model_ref_serial(r1));
+
+    /* a failed build is not kept */
+    atomic_store(&ob.fail_next, 1);
+    assert_null(nl_model_ref_object_memo(r1, "framework_summary", build_object_counted, release_counted, &oc, NULL,
+                                         &err));
+    assert_int_equal(err.code, NL_ERR_FORMAT);
+    assert_non_null(nl_model_ref_object_memo(r1, "framework_summary", build_object_counted, release_counted, &oc, NULL,
+                                             &err));
+    assert_int_equal(atomic_load(&ob.builds), 3);
+
+    /* a rewritten file is another object: new serial, its memos built again */
+    write_file(fx->side, "Collectives trace for CC-core 0\nTPB_TRIGGER 5 START\n");
+    nl_model_ref *r3 = file_memo_ok(c, fx->side, "system_model", &fb);
+    assert_int_not_equal(nl_model_ref_serial(r3), nl_model_ref_serial(r1));
+    const counted *s3 = nl_model_ref_object_memo(r3, "system_summary", build_object_counted, release_counted, &oc,
+                                                 NULL, &err);
+    assert_non_null(s3);
+    assert_ptr_not_equal(s3, s1);
+    assert_int_equal(atomic_load(&ob.builds), 4);
+    nl_model_ref_release(m);
+    nl_model_ref_release(r1);
+    nl_model_ref_release(r2);
+    nl_model_ref_release(r3);
+    assert_int_equal(atomic_load(&ob.released), 0);     /* kept with their objects */
+    nl_model_cache_free(c);
+    assert_int_equal(atomic_load(&ob.released), 3);
+    assert_int_equal(atomic_load(&fb.released), 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -531,6 +606,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(file_memo_is_built_once_per_file_version, setup, teardown),
         cmocka_unit_test_setup_teardown(file_memo_failures_are_not_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(file_memo_concurrent_callers_wait_for_one_build, setup, teardown),
+        cmocka_unit_test_setup_teardown(object_memo_is_built_once_per_file_object_and_counted, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
