@@ -397,8 +397,11 @@ typedef struct summary_candidates {
 static void note_candidate(summary_candidates *c, const char *id, const char *kind)
 {
     size_t used = strlen(c->ids);
-    if (c->total < 20 && used + strlen(id) + strlen(kind) + 8 < sizeof c->ids)
-        snprintf(c->ids + used, sizeof c->ids - used, "%s%s (%s)", used ? ", " : "", id, kind);
+    if (c->total < 20 && used + strlen(id) + strlen(kind) + 8 < sizeof c->ids) {
+        int n = snprintf(c->ids + used, sizeof c->ids - used, "%s%s (%s)", used ? ", " : "", id, kind);
+        if (n < 0 || (size_t)n >= sizeof c->ids - used)
+            c->ids[used] = '\0'; /* cannot happen (length checked above); keep the list well-formed */
+    }
     c->total++;
 }
 

@@ -5,7 +5,9 @@
  * This tokenizer keeps only the bytes of one unfinished token plus one input chunk, allocates nothing per
  * token, and scans strings 16 bytes at a time, so it runs near memory-scan speed in flat memory. Measured
  * on a 1 GB synthetic export (73 M tokens, 2.3 GHz VM): 1.5 s CPU for the tokenizer alone (~670 MB/s), vs
- * 1.0 s for a bare memchr pass over the same bytes; the whole neuron_json reader ~2.7 s, 63 MB RSS.
+ * 1.0 s for a bare memchr pass over the same bytes; the whole neuron_json reader ~2.7 s, 63 MB RSS. After the
+ * issue 6 round (cold error paths, SWAR digits, see below): reader 1.7-1.9 s CPU on one thread (callgrind:
+ * -6.5% instructions), and 1.1 s wall on two threads with neuron_json_par.c splitting the file.
  *
  * Buffer: buf[start, end) holds pushed bytes not yet consumed; base is the absolute offset of buf[0].
  * A token is consumed (start moves past it) only when it is complete. If a string, number or literal is

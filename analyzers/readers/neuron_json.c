@@ -28,7 +28,14 @@
  * A record's values collect in `row` (zeroed from a per-table default) and are appended when its '}'
  * arrives, so sparse keys cost nothing and key order is irrelevant. Record keys are found through a small
  * per-table hash index built at start (no global state). Strings are interned; hlo_attrs → source location
- * and dma subgroup → queue name are computed once per distinct string (caches indexed by strtab id). */
+ * and dma subgroup → queue name are computed once per distinct string (caches indexed by strtab id).
+ *
+ * Input comes through an nj_input (a descriptor, memory, or one of neuron_json_par.c's inputs). A large
+ * input is read by neuron_json_par.c on several threads with this same state machine: each piece of a
+ * split array is read as `{"<name>":[<elements>]}` in piece mode (no note for the array, no time
+ * normalisation), and the document read calls the nj_split_hook at every top-level '[' to merge the pieces
+ * of a split array, whose elements its input then skips. Nothing here depends on record order beyond the
+ * first-seen order of strings, codes and notes, which the in-order merge keeps. */
 #include "neuron_json.h"
 
 #include <errno.h>

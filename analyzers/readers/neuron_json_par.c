@@ -6,7 +6,7 @@
  * records and the pieces parsed independently.
  *
  * Threads and what each owns:
- *   scanner (1 thread)   json_split over the whole text (the file read with pread into a 4 MB buffer, or
+ *   scanner (1 thread)   json_split over the whole text (the file read with pread into a small buffer, or
  *                        the caller's memory): finds each top-level array and its elements and cuts them into
  *                        pieces of `split_records` elements (TABLE_SEG_ROWS by default, so that pieces are
  *                        whole table segments and merge by copy). Publishes arrays, pieces and `frontier`.
@@ -53,7 +53,7 @@
 /* The scanner reads the file in chunks of NJP_SCAN_CHUNK (a multiple of JSON_SPLIT_BLOCK) and keeps the last
  * NJP_SCAN_KEEP bytes of each ahead of the next, for member names and separators that straddle two chunks
  * (a separator longer than that is simply not cut at). */
-#define NJP_SCAN_CHUNK ((size_t)4 << 20)
+#define NJP_SCAN_CHUNK ((size_t)256 << 10)
 #define NJP_SCAN_KEEP ((size_t)64 << 10)
 
 typedef enum njp_state { NJP_PENDING, NJP_RUNNING, NJP_DONE, NJP_FAILED } njp_state;
@@ -410,6 +410,19 @@ static int njp_scan_event(void *ctx, json_split_event ev, size_t off, const char
         sc->array = NULL;
         return atomic_load(&p->abort);
     case JSON_SPLIT_PROGRESS:
+        if (p->user && p->user->cancel && atomic_load_explicit(p->user->cancel, memory_order_relaxed)) {
+            /* the calling thread may be waiting for this scan: stop everything now */
+            pthread_mutex_lock(&p->lock);
+            if (!p->cancelled) {
+                p->cancelled = 1;
+                nl_error_set(&p->cancel_err, NL_ERR_CANCELLED, p->name, (int64_t)off, "cancelled after %llu bytes",
+                             (unsigned long long)atomic_load(&p->bytes_done));
+            }
+            atomic_store(&p->abort, 1);
+            pthread_cond_broadcast(&p->cv);
+            pthread_mutex_unlock(&p->lock);
+            return 1;
+        }
         if (!sc->in_array) {
             pthread_mutex_lock(&p->lock);
             njp_frontier_locked(p, off);

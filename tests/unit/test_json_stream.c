@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -506,6 +507,53 @@ static void a_long_string_fed_bytewise_stays_linear(void **state)
     json_stream_free(js);
 }
 
+/* Integers inside a container take the one-pass fast path (8 digits at a time, js_eight_digits): every
+ * length from 1 to 21 digits, signs, and digit patterns that stress the SWAR check ('0', '9', mixed), must
+ * give exactly what strtoll/strtoull give, and switch to UINT / DOUBLE at the same boundaries. */
+static void integers_of_every_length_convert_exactly_inside_arrays(void **state)
+{
+    (void)state;
+    static const char *const patterns[] = {"9", "0", "1234567890", "9876543210", "5"};
+    for (size_t pat = 0; pat < sizeof patterns / sizeof patterns[0]; pat++) {
+        for (int digits = 1; digits <= 21; digits++) {
+            for (int neg = 0; neg <= 1; neg++) {
+                char num[32];
+                size_t n = 0, pl = strlen(patterns[pat]);
+                if (neg)
+                    num[n++] = '-';
+                for (int d = 0; d < digits; d++)
+                    num[n++] = patterns[pat][(size_t)d % pl];
+                if (digits > 1 && num[neg] == '0')
+                    num[neg] = '7'; /* no leading zero */
+                num[n] = '\0';
+                char doc[48];
+                snprintf(doc, sizeof doc, "[%s,1]", num);
+                json_stream *js = json_stream_new(NULL, NULL);
+                assert_non_null(js);
+                nl_error err;
+                assert_int_equal(json_stream_feed(js, doc, strlen(doc), &err), 0);
+                json_stream_finish(js);
+                json_stream_token t;
+                assert_int_equal(json_stream_next(js, &t, &err), JSON_STREAM_TOKEN);
+                assert_int_equal(json_stream_next(js, &t, &err), JSON_STREAM_TOKEN);
+                assert_int_equal(t.len, n);
+                errno = 0;
+                long long sv = strtoll(num, NULL, 10);
+                if (errno == 0) {
+                    assert_int_equal(t.kind, JSON_STREAM_INT);
+                    assert_true(t.i == sv);
+                } else if (!neg && (errno = 0, strtoull(num, NULL, 10), errno == 0)) {
+                    assert_int_equal(t.kind, JSON_STREAM_UINT);
+                    assert_true(t.u == strtoull(num, NULL, 10));
+                } else {
+                    assert_int_equal(t.kind, JSON_STREAM_DOUBLE);
+                }
+                json_stream_free(js);
+            }
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -514,6 +562,7 @@ int main(void)
         cmocka_unit_test(escapes_are_decoded),
         cmocka_unit_test(lone_surrogates_and_bad_escapes_are_rejected),
         cmocka_unit_test(big_integers_stay_exact),
+        cmocka_unit_test(integers_of_every_length_convert_exactly_inside_arrays),
         cmocka_unit_test(nesting_deeper_than_the_cap_is_a_limit_error),
         cmocka_unit_test(long_strings_and_numbers_hit_their_caps),
         cmocka_unit_test(malformed_input_reports_code_and_exact_offset),

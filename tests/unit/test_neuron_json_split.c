@@ -208,7 +208,7 @@ static void split_read_equals_sequential_with_whole_segments(void **state)
     split_equals_sequential(40000, 0, records, sizeof records / sizeof records[0]);
 }
 
-static void split_read_through_a_file_matches_and_leaves_the_offset_at_the_end(void **state)
+static void split_read_through_a_descriptor_matches_and_leaves_the_offset_at_the_end(void **state)
 {
     (void)state;
     size_t len;
@@ -227,6 +227,17 @@ static void split_read_through_a_file_matches_and_leaves_the_offset_at_the_end(v
     assert_int_equal(neuron_json_read_fd(fd, path, &par, &b, &err), 0);
     assert_int_equal(lseek(fd, 0, SEEK_CUR), (off_t)len);
     assert_true(pieces > 50);
+    assert_same_model(a, b);
+    device_model_free(b);
+    /* a descriptor positioned past a prefix: both reads start where it points */
+    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+    assert_int_equal(write(fd, "JUNK", 4), 4);
+    assert_int_equal(write(fd, doc, len), (ssize_t)len);
+    assert_int_equal(lseek(fd, 4, SEEK_SET), 4);
+    pieces = 0;
+    assert_int_equal(neuron_json_read_fd(fd, path, &par, &b, &err), 0);
+    assert_true(pieces > 50);
+    assert_int_equal(lseek(fd, 0, SEEK_CUR), (off_t)len + 4);
     assert_same_model(a, b);
     device_model_free(a);
     device_model_free(b);
@@ -468,7 +479,7 @@ int main(void)
         cmocka_unit_test(split_read_equals_sequential_for_every_piece_size),
         cmocka_unit_test(split_read_equals_sequential_with_whitespace_between_elements),
         cmocka_unit_test(split_read_equals_sequential_with_whole_segments),
-        cmocka_unit_test(split_read_through_a_file_matches_and_leaves_the_offset_at_the_end),
+        cmocka_unit_test(split_read_through_a_descriptor_matches_and_leaves_the_offset_at_the_end),
         cmocka_unit_test(split_read_fails_like_the_sequential_read),
         cmocka_unit_test(split_read_reports_cancel),
         cmocka_unit_test(split_read_reports_progress_up_to_the_size),
