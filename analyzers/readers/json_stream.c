@@ -40,6 +40,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,7 @@ struct json_stream {
     uint32_t depth;
     uint32_t depth_max;
     size_t string_max;
+    int doubles_as_text;   /* see json_stream_options */
     size_t resume;     /* bytes of the unfinished string already scanned (after the opening quote) */
     int resume_escape; /* that prefix contains a backslash */
     char *scratch;
@@ -89,6 +91,7 @@ json_stream *json_stream_new(const json_stream_options *opt, nl_error *err)
     if (js->depth_max > JSON_STREAM_DEPTH_LIMIT)
         js->depth_max = JSON_STREAM_DEPTH_LIMIT;
     js->string_max = opt && opt->string_max ? opt->string_max : JSON_STREAM_STRING_MAX;
+    js->doubles_as_text = opt && opt->doubles_as_text;
     if (opt && opt->source)
         snprintf(js->source, sizeof js->source, "%s", opt->source);
     json_stream_reset(js);
@@ -703,7 +706,12 @@ static json_stream_status js_number(json_stream *js, json_stream_token *tok, nl_
     }
     tok->i = 0;
     tok->u = 0;
-    js_number_value(js->buf + js->start, n, integral, tok);
+    if (!integral && js->doubles_as_text) {
+        tok->kind = JSON_STREAM_DOUBLE;
+        tok->d = NAN; /* the caller reads the text (str/len) */
+    } else {
+        js_number_value(js->buf + js->start, n, integral, tok);
+    }
     tok->depth = js->depth;
     tok->offset = js->base + (int64_t)js->start;
     tok->str = js->buf + js->start;

@@ -32,7 +32,7 @@ typedef enum json_stream_kind {
     JSON_STREAM_STRING, /* a string value */
     JSON_STREAM_INT,    /* integral number (no fraction/exponent) in int64 range: i (and d) */
     JSON_STREAM_UINT,   /* integral number in (INT64_MAX, UINT64_MAX]: u (and d) */
-    JSON_STREAM_DOUBLE, /* any other number: d (±inf when out of double range) */
+    JSON_STREAM_DOUBLE, /* any other number: d (±inf when out of double range; NAN with doubles_as_text) */
     JSON_STREAM_TRUE,
     JSON_STREAM_FALSE,
     JSON_STREAM_NULL,
@@ -62,6 +62,10 @@ typedef struct json_stream_options {
     const char *source;  /* name for error messages (a path); nullable, copied */
     uint32_t depth_max;  /* 0 = JSON_STREAM_DEPTH_MAX; clamped to JSON_STREAM_DEPTH_LIMIT */
     size_t string_max;   /* 0 = JSON_STREAM_STRING_MAX */
+    /* Nonzero: a non-integral number is returned as JSON_STREAM_DOUBLE with d = NAN, its text in str/len
+     * only. For readers that convert the text themselves (Kineto µs → exact ns): strtod is ~40% of the
+     * tokenizer's time on timestamp-heavy traces and its result would be thrown away. */
+    int doubles_as_text;
 } json_stream_options;
 
 typedef struct json_stream json_stream;

@@ -1148,7 +1148,9 @@ static int kr_read(kr_reader *r, framework_model **out, nl_error *err)
     r->read_size = r->opt && r->opt->read_size ? r->opt->read_size : KINETO_READ_SIZE;
     if (r->read_size < 2)
         r->read_size = 2;
-    json_stream_options jo = {.source = r->name, .depth_max = KINETO_DEPTH_MAX, .string_max = KINETO_STRING_MAX};
+    /* doubles_as_text: every number this reader keeps is converted from its text (kineto_us_to_ns) */
+    json_stream_options jo = {.source = r->name, .depth_max = KINETO_DEPTH_MAX, .string_max = KINETO_STRING_MAX,
+                              .doubles_as_text = 1};
     int rc = -1;
     r->m = framework_model_new(r->opt ? r->opt->memory_limit : 0, &r->error);
     r->zin = malloc(r->read_size);
