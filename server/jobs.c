@@ -15,6 +15,7 @@
 
 #define JOBS_MAX_WORKERS 64
 #define PROGRESS_MIN_INTERVAL_NS 50000000LL /* 50 ms: enough for a client, cheap for us */
+#define JOBS_ENVELOPE_SLACK 1024            /* bytes allowed over the tool budget for the JSON-RPC wrapping */
 
 typedef struct job {
     struct job *next;
@@ -148,13 +149,17 @@ static char *job_response(nl_jobs *jobs, job *j, nl_tool_result *res)
     if (jobs->legacy_results)
         downgrade_result(result);
     char *line = rpc_result_line(j->id, result);
-    if (line && strlen(line) > jobs->cfg.max_response_bytes) {
+    /* tools budget their result to max_response_bytes; the JSON-RPC envelope and the id ride on top */
+    char *id_text = json_dumps(j->id, JSON_ENCODE_ANY | JSON_COMPACT);
+    size_t limit = jobs->cfg.max_response_bytes + JOBS_ENVELOPE_SLACK + (id_text ? strlen(id_text) : 0);
+    free(id_text);
+    if (line && strlen(line) > limit) {
         size_t n = strlen(line);
         free(line);
-        char text[256];
-        snprintf(text, sizeof text, "The result of %s was %zu bytes, over this server's ceiling of %zu bytes; "
-                 "narrow the request (profile, filters, max_rows) or lower max_bytes.", j->tool, n,
-                 jobs->cfg.max_response_bytes);
+        char text[320];
+        snprintf(text, sizeof text, "The result of %s was %zu bytes, over this server's budget of %zu bytes per "
+                 "response; narrow the request (profile, filters, fewer rows with max_rows, or page with cursor).",
+                 j->tool, n, jobs->cfg.max_response_bytes);
         json_t *err = json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text", text, "isError", 1);
         line = rpc_result_line(j->id, err);
     }

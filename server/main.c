@@ -21,6 +21,7 @@ static const char help_text[] =
     "serve options:\n"
     "  --max-line-bytes N         reject input lines longer than N bytes (default 8 MiB)\n"
     "  --workers N                worker threads for tool calls (default: online CPUs, 2..8)\n"
+    "  --max-response-bytes N     byte budget of one tool response (default 24576; max_bytes lowers it)\n"
     "  --verbose                  debug diagnostics on stderr\n"
     "  --conformance-fixtures     also expose the MCP conformance-suite test tools\n"
     "\n"
@@ -63,6 +64,10 @@ static int serve(int argc, char **argv)
             if (parse_size(i + 1 < argc ? argv[++i] : NULL, 64, (size_t)1 << 30, &v))
                 return usage_error("--max-line-bytes needs a number between 64 and 1073741824");
             opt.max_line_bytes = v;
+        } else if (!strcmp(argv[i], "--max-response-bytes")) {
+            if (parse_size(i + 1 < argc ? argv[++i] : NULL, 4096, (size_t)64 << 20, &v))
+                return usage_error("--max-response-bytes needs a number between 4096 and 67108864");
+            opt.max_response_bytes = v;
         } else if (!strcmp(argv[i], "--workers")) {
             if (parse_size(i + 1 < argc ? argv[++i] : NULL, 1, 64, &v))
                 return usage_error("--workers needs a number between 1 and 64");

@@ -13,11 +13,14 @@
 typedef struct nl_server nl_server;
 
 #define NL_DEFAULT_MAX_LINE (8u * 1024 * 1024)
-#define NL_DEFAULT_MAX_RESPONSE (4u * 1024 * 1024)
+/* Byte budget of one tool response (issue 4: 24 KB by default; `max_bytes` lowers it per call, the serve
+ * option --max-response-bytes changes the server's own). Tools shape their lists to fit while they build
+ * them; a result that still does not fit is replaced by an isError saying how to narrow the request. */
+#define NL_DEFAULT_MAX_RESPONSE (24u * 1024)
 
 typedef struct nl_server_options {
     size_t max_line_bytes;     /* input line cap (default NL_DEFAULT_MAX_LINE) */
-    size_t max_response_bytes; /* hard ceiling on one response line */
+    size_t max_response_bytes; /* budget of one tool response line (NL_DEFAULT_MAX_RESPONSE) */
     unsigned workers;          /* 0 = number of online CPUs, at least 2 */
     bool fixtures;             /* expose conformance/test fixture tools */
     int stderr_level;          /* RFC 5424 index for stderr diagnostics (default warning = 3) */

@@ -24,6 +24,8 @@
 
 #define ORIENT_DEFAULT_ROWS 10 /* ≈ 0.5–1 KB per profile: a default call stays a few KB */
 #define ORIENT_CURSOR_TAG "orient"
+#define ORIENT_BUDGET_DEFAULT (24u * 1024) /* issue 4: default response budget */
+#define ORIENT_FIXED_RESERVE (4u * 1024)  /* next calls, fixes, units, provenance, text, envelope */
 #define ORIENT_NOTE_EXAMPLES 3 /* example paths per grouped tree-level note */
 #define ORIENT_LOAD_MAX_BYTES (64u << 20) /* exports up to this size are read by orient itself */
 
@@ -365,6 +367,18 @@ static void orient_prefetch(nl_call *call, const nl_catalog *cat, const orient_i
     free(paths);
 }
 
+/* The response budget: max_bytes or the server's, whichever is smaller (ORIENT_BUDGET_DEFAULT without). */
+static size_t orient_budget(const json_t *args, const nl_call *call)
+{
+    size_t budget = ORIENT_BUDGET_DEFAULT;
+    json_t *mb = json_object_get(args, "max_bytes");
+    if (json_is_integer(mb) && (size_t)json_integer_value(mb) < budget)
+        budget = (size_t)json_integer_value(mb);
+    if (call->byte_budget && call->byte_budget < budget)
+        budget = call->byte_budget;
+    return budget;
+}
+
 static int orient_run(const json_t *args, nl_call *call, nl_tool_result *res)
 {
     const char *path = json_string_value(json_object_get(args, "path"));
@@ -388,18 +402,33 @@ static int orient_run(const json_t *args, nl_call *call, nl_tool_result *res)
         nl_catalog_free(cat);
         return nl_tool_result_error(res, "Invalid arguments for orient — arguments.cursor: beyond the last page (%zu items).", total);
     }
+    json_t *files = file_kinds_json(cat), *ranks = ranks_json(cat), *dq = grouped_notes(cat);
     json_t *profiles = json_array();
     size_t end = offset + max_rows < total ? offset + max_rows : total;
     orient_prefetch(call, cat, items + offset, end - offset);
-    for (size_t i = offset; i < end && !nl_call_cancelled(call); i++)
-        json_array_append_new(profiles, item_json(call, cat, &items[i]));
-    json_t *out = json_pack("{s:s, s:o, s:o, s:o, s:I, s:I, s:b}", "path", path, "files", file_kinds_json(cat),
-                            "ranks", ranks_json(cat), "profiles", profiles, "total", (json_int_t)total,
+    /* bounded while building: profiles get what the fixed parts leave of the budget (less room for the
+     * next calls, fixes, units and provenance); the rest is one cursor away */
+    size_t fixed = json_dumpb(files, NULL, 0, JSON_COMPACT) + json_dumpb(ranks, NULL, 0, JSON_COMPACT) +
+                   json_dumpb(dq, NULL, 0, JSON_COMPACT) + ORIENT_FIXED_RESERVE;
+    size_t budget = orient_budget(args, call), used = 0, i;
+    budget = budget > fixed + 1024 ? budget - fixed : 1024;
+    for (i = offset; i < end && !nl_call_cancelled(call); i++) {
+        json_t *item = item_json(call, cat, &items[i]);
+        size_t n = json_dumpb(item, NULL, 0, JSON_COMPACT);
+        if (i > offset && used + n > budget) {
+            json_decref(item);
+            break;
+        }
+        used += n;
+        json_array_append_new(profiles, item);
+    }
+    end = i;
+    json_t *out = json_pack("{s:s, s:o, s:o, s:o, s:I, s:I, s:b}", "path", path, "files", files,
+                            "ranks", ranks, "profiles", profiles, "total", (json_int_t)total,
                             "shown", (json_int_t)(end - offset), "truncated", end < total);
     char next[64];
     shape_cursor_make(next, sizeof next, ORIENT_CURSOR_TAG, end);
     json_object_set_new(out, "next_cursor", end < total ? json_string(next) : json_null());
-    json_t *dq = grouped_notes(cat);
     if (!total)
         json_array_append_new(dq, shape_quality("warning", "no Neuron or PyTorch profile was found at this path",
                                                 "Point orient at a capture directory (<instance>_pid_<pid>/), a neuron-profile "
@@ -432,7 +461,7 @@ const nl_tool_desc nl_tool_orient = {
         "cores, versions, sizes, instruction/DMA counts, which analyses are possible, data-quality problems "
         "with their fixes, and the next calls to make. Paginated for large directories.",
     .input_schema = "{\"type\": \"object\", \"additionalProperties\": false, \"required\": [\"path\"], \"properties\": {"
-        NL_PROP_PATH "," NL_PROP_MAX_ROWS "," NL_PROP_CURSOR "}}",
+        NL_PROP_PATH "," NL_PROP_MAX_ROWS "," NL_PROP_CURSOR "," NL_PROP_MAX_BYTES "}}",
     .output_schema = "{\"type\": \"object\", \"required\": [\"profiles\", \"data_quality\", \"provenance\", \"total\", \"shown\", \"truncated\"], \"properties\": {"
         NL_OUT_ENVELOPE "," NL_OUT_LIST ","
         NL_JSON("path": {"type": "string"},

@@ -18,7 +18,7 @@
     "description": "Rows per page."})
 #define NL_PROP_CURSOR NL_JSON("cursor": {"type": "string", "minLength": 1, "maxLength": 1024, \
     "description": "next_cursor of the previous page"})
-#define NL_PROP_MAX_BYTES NL_JSON("max_bytes": {"type": "integer", "minimum": 1024, "maximum": 262144, \
+#define NL_PROP_MAX_BYTES NL_JSON("max_bytes": {"type": "integer", "minimum": 1024, "maximum": 24576, \
     "description": "Byte budget for the result (default 24576)."})
 
 /* Output envelope common to every tool (properties; used inside "properties": {...}). */

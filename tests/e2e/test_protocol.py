@@ -373,6 +373,55 @@ class LoggingProgressCancel(unittest.TestCase):
             self.assertEqual(json.loads(r['content'][0]['text']), {'slept_ms': 5, 'cancelled': False})
 
 
+class ResponseBudget(unittest.TestCase):
+    """Issue 4: the server enforces a byte budget per tool response (24 KB by default)."""
+
+    def setUp(self):
+        import tempfile
+        self.tmp = tempfile.mkdtemp(prefix='nl-budget-')
+        for k in range(300):  # many small exports: orient must page by bytes, not only by rows
+            with open(os.path.join(self.tmp, 'export%03d.json' % k), 'w') as f:
+                f.write('{"instruction": [], "summary": [{"total_time": 0.001}]}')
+
+    def tearDown(self):
+        import shutil
+        shutil.rmtree(self.tmp)
+
+    def test_orient_pages_by_bytes_under_the_default_budget(self):
+        with Session() as s:
+            s.initialize()
+            ids, cursor, pages = [], None, 0
+            while True:
+                args = {'path': self.tmp, 'max_rows': 500}
+                if cursor:
+                    args['cursor'] = cursor
+                s.request('tools/call', {'name': 'orient', 'arguments': args}, id='p%d' % pages)
+                r = s.response('p%d' % pages, timeout=30)
+                self.assertLessEqual(len(s.raw[-1]), 24 * 1024 + 1024)
+                sc = r['result']['structuredContent']
+                ids += [p['id'] for p in sc['profiles']]
+                cursor, pages = sc['next_cursor'], pages + 1
+                if not cursor:
+                    break
+            self.assertGreater(pages, 1)
+            self.assertEqual(len(ids), 300)
+            self.assertEqual(len(set(ids)), 300)
+
+    def test_a_result_over_the_server_budget_is_a_tool_error_saying_how_to_narrow(self):
+        with Session('--max-response-bytes', '4096') as s:
+            s.initialize()
+            r = s.call('tools/call', {'name': 'orient', 'arguments': {'path': self.tmp, 'max_rows': 3}})['result']
+            self.assertNotIn('isError', r)  # small pages still fit
+            big = os.path.join(self.tmp, 'x.json')
+            with open(big, 'w') as f:
+                f.write('{"instruction": [], "warnings": [%s]}' % ','.join(
+                    '{"message": "%s", "category": "Missing Data"}' % ('w%d ' % k + 'x' * 300) for k in range(16)))
+            r = s.call('tools/call', {'name': 'summary', 'arguments': {'path': big}}, timeout=30)['result']
+            self.assertIs(r['isError'], True)
+            self.assertIn('budget of 4096 bytes', r['content'][0]['text'])
+            self.assertIn('narrow', r['content'][0]['text'])
+
+
 class Shutdown(unittest.TestCase):
     def test_exits_zero_quickly_on_stdin_eof_when_idle(self):
         s = Session()
