@@ -74,6 +74,22 @@ struct json_stream {
     uint64_t stack[JSON_STREAM_DEPTH_LIMIT / 64];
 };
 
+const char *json_stream_kind_word(json_stream_kind k)
+{
+    switch (k) {
+    case JSON_STREAM_OBJECT_BEGIN: return "an object";
+    case JSON_STREAM_ARRAY_BEGIN: return "an array";
+    case JSON_STREAM_STRING: return "a string";
+    case JSON_STREAM_INT:
+    case JSON_STREAM_UINT:
+    case JSON_STREAM_DOUBLE: return "a number";
+    case JSON_STREAM_TRUE:
+    case JSON_STREAM_FALSE: return "a boolean";
+    case JSON_STREAM_NULL: return "null";
+    default: return "a token";
+    }
+}
+
 /* ---- lifecycle ---------------------------------------------------------------------------------------- */
 
 json_stream *json_stream_new(const json_stream_options *opt, nl_error *err)

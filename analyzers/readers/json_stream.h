@@ -70,6 +70,9 @@ typedef struct json_stream_options {
 
 typedef struct json_stream json_stream;
 
+/* "an object", "a string", "a number", ... for error messages about a token of this kind. */
+const char *json_stream_kind_word(json_stream_kind k);
+
 /* A new tokenizer; opt may be NULL. NULL with err set (NL_ERR_NOMEM). */
 json_stream *json_stream_new(const json_stream_options *opt, nl_error *err) __attribute__((warn_unused_result));
 void json_stream_free(json_stream *js);

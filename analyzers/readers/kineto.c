@@ -287,22 +287,6 @@ static int kr_fail(kr_reader *r, nl_error_code code, int64_t offset, const char 
     return kr_context(r, offset);
 }
 
-static const char *kr_kind_word(json_stream_kind k)
-{
-    switch (k) {
-    case JSON_STREAM_OBJECT_BEGIN: return "an object";
-    case JSON_STREAM_ARRAY_BEGIN: return "an array";
-    case JSON_STREAM_STRING: return "a string";
-    case JSON_STREAM_INT:
-    case JSON_STREAM_UINT:
-    case JSON_STREAM_DOUBLE: return "a number";
-    case JSON_STREAM_TRUE:
-    case JSON_STREAM_FALSE: return "a boolean";
-    case JSON_STREAM_NULL: return "null";
-    default: return "a token";
-    }
-}
-
 /* ---- small helpers ------------------------------------------------------------------------------------ */
 
 static int kr_is_begin(const json_stream_token *t)
@@ -714,7 +698,7 @@ static int kr_on_start(kr_reader *r, const json_stream_token *t)
     }
     return kr_fail(r, NL_ERR_FORMAT, t->offset,
                    "top level is %s: not a Kineto/Chrome trace (expected an object with traceEvents, or an array "
-                   "of events)", kr_kind_word(t->kind));
+                   "of events)", json_stream_kind_word(t->kind));
 }
 
 static int kr_on_top(kr_reader *r, const json_stream_token *t)
@@ -743,7 +727,7 @@ static int kr_on_top_value(kr_reader *r, const json_stream_token *t)
     case TK_EVENTS:
         if (t->kind != JSON_STREAM_ARRAY_BEGIN)
             return kr_fail(r, NL_ERR_FORMAT, t->offset, "traceEvents is %s, expected an array of events",
-                           kr_kind_word(t->kind));
+                           json_stream_kind_word(t->kind));
         return kr_begin_events(r, t->depth);
     case TK_DIST:
         if (t->kind == JSON_STREAM_OBJECT_BEGIN) {

@@ -304,26 +304,10 @@ static int nj_fail(nj_reader *r, nl_error_code code, int64_t offset, const char 
     return nj_context(r, offset);
 }
 
-static const char *nj_kind_word(json_stream_kind k)
-{
-    switch (k) {
-    case JSON_STREAM_OBJECT_BEGIN: return "an object";
-    case JSON_STREAM_ARRAY_BEGIN: return "an array";
-    case JSON_STREAM_STRING: return "a string";
-    case JSON_STREAM_INT:
-    case JSON_STREAM_UINT:
-    case JSON_STREAM_DOUBLE: return "a number";
-    case JSON_STREAM_TRUE:
-    case JSON_STREAM_FALSE: return "a boolean";
-    case JSON_STREAM_NULL: return "null";
-    default: return "a token";
-    }
-}
-
 static int nj_type_error(nj_reader *r, const json_stream_token *t, const char *want)
 {
     return nj_fail(r, NL_ERR_FORMAT, t->offset, "%s[%llu].%s: expected %s, got %s", r->array_text,
-                   (unsigned long long)r->index, r->key_name, want, nj_kind_word(t->kind));
+                   (unsigned long long)r->index, r->key_name, want, json_stream_kind_word(t->kind));
 }
 
 /* ---- small helpers ------------------------------------------------------------------------------------ */
@@ -771,7 +755,7 @@ static int nj_on_start(nj_reader *r, const json_stream_token *t)
 {
     if (t->kind != JSON_STREAM_OBJECT_BEGIN)
         return nj_fail(r, NL_ERR_FORMAT, t->offset,
-                       "top level is %s, not an object: not a neuron-profile JSON export", nj_kind_word(t->kind));
+                       "top level is %s, not an object: not a neuron-profile JSON export", json_stream_kind_word(t->kind));
     r->state = NJ_S_TOP;
     return 0;
 }
@@ -810,7 +794,7 @@ static int nj_on_top_value(nj_reader *r, const json_stream_token *t)
     }
     if (r->kind != NJ_OTHER)
         return nj_fail(r, NL_ERR_FORMAT, t->offset, "'%s' is %s, expected an array of records", r->array_text,
-                       nj_kind_word(t->kind));
+                       json_stream_kind_word(t->kind));
     r->state = t->kind == JSON_STREAM_OBJECT_BEGIN ? NJ_S_SKIP_VALUE : NJ_S_TOP;
     return nj_note(r, DEVICE_MODEL_NOTE_NOT_ARRAY, 0, r->array_id, 1, t->offset);
 }
@@ -828,7 +812,7 @@ static int nj_on_element(nj_reader *r, const json_stream_token *t)
     r->index = r->count++;
     if (t->kind != JSON_STREAM_OBJECT_BEGIN)
         return nj_fail(r, NL_ERR_FORMAT, t->offset, "%s[%llu] is %s, expected an object", r->array_text,
-                       (unsigned long long)r->index, nj_kind_word(t->kind));
+                       (unsigned long long)r->index, json_stream_kind_word(t->kind));
     if (++r->since_poll >= NEURON_JSON_POLL_RECORDS) {
         r->since_poll = 0;
         if (nj_poll(r, t->offset) != 0)
