@@ -147,6 +147,17 @@ static json_t *ka_group_json(const device_model *m, const attr_group *g)
     return o;
 }
 
+typedef struct ka_fill_ctx {
+    const device_model *m;
+    const attr_result *r;
+} ka_fill_ctx;
+
+static json_t *ka_page_group(void *ctx, size_t i)
+{
+    const ka_fill_ctx *c = ctx;
+    return ka_group_json(c->m, &c->r->groups[i]);
+}
+
 static json_t *ka_coverage_json(const attr_result *r)
 {
     const attr_coverage *c = &r->coverage;
@@ -326,20 +337,12 @@ static int ka_fill(const device_model *m, const ka_args *a, const attr_result *r
                                     "max_bytes to at least %zu%s.", pm.used, r->has_sections ? ", engine time, idle gaps, "
                                     "small DMA" : "", PAGE_TEXT_MAX + PAGE_WRAPPER_BYTES, a->budget, pm.used + 512,
                                     r->has_sections && a->req.gaps_per_engine ? ", or pass gaps_per_engine 0" : ""), -1;
-    size_t shown = 0;
-    for (; shown < r->group_count; shown++) {
-        json_t *g = ka_group_json(m, &r->groups[shown]);
-        if (!page_meter_take(&pm, g)) {
-            size_t need = page_json_size(g);
-            json_decref(g);
-            if (shown)
-                break;
-            return nl_tool_result_error(res, "Not even one group fits the byte budget: the first takes %zu bytes and %zu of "
-                                        "max_bytes %zu are used by the other sections. Raise max_bytes (up to 262144), "
-                                        "or pass gaps_per_engine 0.", need, pm.used, a->budget), -1;
-        }
-        json_array_append_new(groups, g);
-    }
+    ka_fill_ctx c = {m, r};
+    size_t need = 0, shown = page_meter_fill(&pm, groups, r->group_count, ka_page_group, &c, &need);
+    if (!shown && r->group_count)
+        return nl_tool_result_error(res, "Not even one group fits the byte budget: the first takes %zu bytes and %zu of "
+                                    "max_bytes %zu are used by the other sections. Raise max_bytes (at most 24576), "
+                                    "or pass gaps_per_engine 0.", need, pm.used, a->budget), -1;
     bool truncated = shown < r->groups_after_cursor;
     json_object_set_new(out, "shown", json_integer((json_int_t)shown));
     json_object_set_new(out, "truncated", json_boolean(truncated));

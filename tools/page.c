@@ -51,6 +51,22 @@ bool page_meter_take_member(page_meter *pm, const char *key, const json_t *value
     return true;
 }
 
+size_t page_meter_fill(page_meter *pm, json_t *arr, size_t n, page_item_fn item, void *ctx, size_t *first_size)
+{
+    size_t shown = 0;
+    for (; shown < n; shown++) {
+        json_t *row = item(ctx, shown);
+        if (!page_meter_take(pm, row)) {
+            if (!shown)
+                *first_size = page_json_size(row);
+            json_decref(row);
+            break;
+        }
+        json_array_append_new(arr, row);
+    }
+    return shown;
+}
+
 bool page_fits(const json_t *structured, const char *text, size_t budget, size_t *size)
 {
     json_t *t = json_string(text ? text : "");

@@ -36,6 +36,11 @@ typedef struct page_meter {
 void page_meter_init(page_meter *pm, size_t limit, const json_t *base);
 /* Count one more array element (its size plus a comma); false, counting nothing, when it would not fit. */
 bool page_meter_take(page_meter *pm, const json_t *item);
+/* Element i of a list being paged (a new reference), built on demand by page_meter_fill. */
+typedef json_t *(*page_item_fn)(void *ctx, size_t i);
+/* Append items 0..n-1 to `arr` while they fit; returns how many were added. When not even the first fits,
+ * *first_size is its size (for the "narrow the request" error). */
+size_t page_meter_fill(page_meter *pm, json_t *arr, size_t n, page_item_fn item, void *ctx, size_t *first_size);
 /* Count a member "key": value added to an object. */
 bool page_meter_take_member(page_meter *pm, const char *key, const json_t *value);
 

@@ -216,22 +216,24 @@ static void te_empty_reason(nl_call *call, const device_model *m, const te_args 
                  "NEURON_FRAMEWORK_DEBUG=1 or NKI debug info)");
 }
 
+typedef struct te_fill_ctx {
+    const device_model *m;
+    const te_args *a;
+    const extract_page *pg;
+} te_fill_ctx;
+
+static json_t *te_page_row(void *ctx, size_t i)
+{
+    const te_fill_ctx *c = ctx;
+    return te_row(c->m, c->a, c->pg->rows[i]);
+}
+
 /* Add rows while they fit; *first_size = size of the first row when none fits. */
 static size_t te_fill(const device_model *m, const te_args *a, const extract_page *pg, page_meter *pm, json_t *rows,
                       size_t *first_size)
 {
-    size_t shown = 0;
-    for (; shown < pg->count; shown++) {
-        json_t *row = te_row(m, a, pg->rows[shown]);
-        if (!page_meter_take(pm, row)) {
-            if (!shown)
-                *first_size = page_json_size(row);
-            json_decref(row);
-            break;
-        }
-        json_array_append_new(rows, row);
-    }
-    return shown;
+    te_fill_ctx c = {m, a, pg};
+    return page_meter_fill(pm, rows, pg->count, te_page_row, &c, first_size);
 }
 
 static void te_text(json_t *out, nl_tool_result *res)

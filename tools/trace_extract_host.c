@@ -234,21 +234,24 @@ static void th_empty_reason(nl_call *call, const host_extract_source *src, const
                  (long long)k->first_ns, (long long)k->last_ns);
 }
 
-static size_t th_fill(const host_extract_source *src, const th_args *a, const extract_page *pg, page_meter *pm,
-                      json_t *rows, size_t *first_size)
+typedef struct th_fill_ctx {
+    const host_extract_source *src;
+    const th_args *a;
+    const extract_page *pg;
+} th_fill_ctx;
+
+static json_t *th_page_row(void *ctx, size_t i)
 {
-    size_t shown = 0;
-    for (; shown < pg->count; shown++) {
-        json_t *row = th_row(src, a, pg->rows[shown]);
-        if (!page_meter_take(pm, row)) {
-            if (!shown)
-                *first_size = page_json_size(row);
-            json_decref(row);
-            break;
-        }
-        json_array_append_new(rows, row);
-    }
-    return shown;
+    const th_fill_ctx *c = ctx;
+    return th_row(c->src, c->a, c->pg->rows[i]);
+}
+
+/* Add rows while they fit; *first_size = size of the first row when none fits. */
+static size_t th_fill(const host_extract_source *src, const th_args *a, const extract_page *pg, page_meter *pm, json_t *rows,
+                      size_t *first_size)
+{
+    th_fill_ctx c = {src, a, pg};
+    return page_meter_fill(pm, rows, pg->count, th_page_row, &c, first_size);
 }
 
 static void th_text(json_t *out, nl_tool_result *res)
