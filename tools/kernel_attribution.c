@@ -454,7 +454,7 @@ static int kernel_attribution_run(const json_t *args, nl_call *call, nl_tool_res
     if (!page_fits(out, res->text, a.budget, &size)) {
         json_decref(out);
         nl_selection_clear(&sel);
-        return nl_tool_result_error(res, "The result needs %zu bytes, over max_bytes %zu; raise max_bytes (up to 262144) "
+        return nl_tool_result_error(res, "The result needs %zu bytes, over max_bytes %zu; raise max_bytes (at most 24576) "
                                     "or pass gaps_per_engine 0.", size, a.budget);
     }
     res->structured = out;

@@ -320,7 +320,7 @@ static int th_page(nl_call *call, const nl_host_selection *sel, const host_extra
         extract_page_free(&pg);
         return nl_tool_result_error(res, "Not even one row fits the byte budget: the first row takes %zu bytes and %zu of "
                                     "max_bytes %zu are used by the rest of the result. Request fewer or narrower columns "
-                                    "(columns), or raise max_bytes (up to 262144).", first, pm.used, a->budget), -1;
+                                    "(columns), or raise max_bytes (at most 24576).", first, pm.used, a->budget), -1;
     }
     bool truncated = shown < pg.after_cursor;
     json_object_set_new(out, "shown", json_integer((json_int_t)shown));
@@ -402,7 +402,7 @@ int nl_trace_extract_host(const json_t *args, nl_call *call, nl_tool_result *res
         if (!page_fits(out, res->text, a.budget, &size)) {
             nl_tool_result_clear(res);
             nl_tool_result_error(res, "The result needs %zu bytes even without rows, over max_bytes %zu; raise "
-                                 "max_bytes (up to 262144).", size, a.budget);
+                                 "max_bytes (at most 24576).", size, a.budget);
             json_decref(out);
         } else {
             res->structured = out;
