@@ -34,8 +34,12 @@
  * strtod (which assumes the C locale's '.' decimal point; neuronlens never calls setlocale).
  *
  * Fast paths for compact JSON (what neuron-profile writes): an integer of ≤ 19 digits is validated and
- * converted in one pass (js_small_integer); a ':' right after a key and a ',' right after a value are
- * consumed with the token instead of by another round of the main loop. */
+ * converted in one pass (js_small_integer; with 24 readable bytes its digits are counted 8 at a time,
+ * js_digits_wide); a ':' right after a key and a ',' right after a value are consumed with the token
+ * instead of by another round of the main loop; and a whole flat record can be decoded in one call
+ * (json_stream_flat_object), skipping the state machine for each of its ~50 tokens. The fast paths only
+ * ever accept input the state machine accepts and give the same tokens; anything else they decline
+ * without consuming, and the state machine decides (tests/unit/test_json_stream.c checks both ways). */
 #include "json_stream.h"
 
 #include <stdarg.h>
@@ -395,6 +399,71 @@ static char js_simple_escape(char e)
     }
 }
 
+/* Decode the escaped string body buf[b, q) into dst (room for q - b bytes). The decoded
+ * length, or -1 with *bad (index of the bad escape) and *why set. Runs between escapes are copied 16 bytes
+ * at a time (SSE2) up to the next backslash: exports escape every quote of their embedded JSON (hlo_attrs
+ * has a dozen), and a memchr + memcpy call pair per run cost ~860 instructions per such string. A block is
+ * stored whole only when 16 input bytes remain, and out never passes p (decoding only shrinks), so the
+ * store stays inside dst's q - b bytes. */
+static ptrdiff_t js_decode(const char *buf, size_t b, size_t q, char *dst, size_t *bad, const char **why)
+{
+    char *out = dst;
+    size_t p = b;
+    while (p < q) {
+#if defined(__SSE2__)
+        if (q - p >= 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + p));
+            _mm_storeu_si128((__m128i *)(void *)out, v);
+            int mask = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+            size_t run = mask ? (size_t)__builtin_ctz((unsigned)mask) : 16;
+            out += run;
+            p += run;
+            if (!mask)
+                continue;
+        } else
+#endif
+        {
+            while (p < q && buf[p] != '\\')
+                *out++ = buf[p++];
+            if (p >= q)
+                break;
+        }
+        char e = buf[p + 1]; /* the scanner guarantees a byte after every backslash before q */
+        char c = js_simple_escape(e);
+        if (c) {
+            *out++ = c;
+            p += 2;
+            continue;
+        }
+        *why = "invalid escape";
+        size_t used = e == 'u' ? js_unicode_escape(buf, p, q, &out, why) : 0;
+        if (!used) {
+            *bad = p;
+            return -1;
+        }
+        p += used;
+    }
+    return out - dst;
+}
+
+/* scratch holds at least `need` bytes (1 at least); 0, or -1 when out of memory. */
+static int js_scratch_reserve(json_stream *js, size_t need)
+{
+    if (need == 0)
+        need = 1;
+    if (js->scratch_cap >= need)
+        return 0;
+    size_t cap = js->scratch_cap ? js->scratch_cap : 64;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    char *s = realloc(js->scratch, cap);
+    if (!s)
+        return -1;
+    js->scratch = s;
+    js->scratch_cap = cap;
+    return 0;
+}
+
 /* Decode the escaped string body buf[b, q) into scratch; sets tok->str/len. Not inlined: few strings have
  * escapes, and inlined it made every js_string call pay for its registers. */
 static json_stream_status js_unescape(json_stream *js, json_stream_token *tok, nl_error *err, size_t b, size_t q)
@@ -402,40 +471,16 @@ static json_stream_status js_unescape(json_stream *js, json_stream_token *tok, n
 
 static json_stream_status js_unescape(json_stream *js, json_stream_token *tok, nl_error *err, size_t b, size_t q)
 {
-    size_t need = q - b ? q - b : 1;
-    if (js->scratch_cap < need) {
-        char *s = realloc(js->scratch, need);
-        if (!s)
-            return js_fail(js, err, NL_ERR_NOMEM, js->base + (int64_t)b, SIZE_MAX,
-                           "out of memory decoding a %zu-byte string", q - b);
-        js->scratch = s;
-        js->scratch_cap = need;
-    }
-    char *dst = js->scratch;
-    size_t p = b;
-    while (p < q) {
-        const char *bs = memchr(js->buf + p, '\\', q - p);
-        size_t run = bs ? (size_t)(bs - (js->buf + p)) : q - p;
-        memcpy(dst, js->buf + p, run);
-        dst += run;
-        p += run;
-        if (p >= q)
-            break;
-        char e = js->buf[p + 1]; /* the scanner guarantees a byte after every backslash before q */
-        char out = js_simple_escape(e);
-        if (out) {
-            *dst++ = out;
-            p += 2;
-            continue;
-        }
-        const char *why = "invalid escape";
-        size_t used = e == 'u' ? js_unicode_escape(js->buf, p, q, &dst, &why) : 0;
-        if (!used)
-            return js_fail(js, err, NL_ERR_FORMAT, js->base + (int64_t)p, p, "%s", why);
-        p += used;
-    }
+    if (js_scratch_reserve(js, q - b) != 0)
+        return js_fail(js, err, NL_ERR_NOMEM, js->base + (int64_t)b, SIZE_MAX,
+                       "out of memory decoding a %zu-byte string", q - b);
+    size_t bad = 0;
+    const char *why = NULL;
+    ptrdiff_t n = js_decode(js->buf, b, q, js->scratch, &bad, &why);
+    if (n < 0)
+        return js_fail(js, err, NL_ERR_FORMAT, js->base + (int64_t)bad, bad, "%s", why);
     tok->str = js->scratch;
-    tok->len = (size_t)(dst - js->scratch);
+    tok->len = (size_t)n;
     return JSON_STREAM_TOKEN;
 }
 
@@ -649,21 +694,77 @@ static inline int js_eight_digits(const char *p, uint64_t *out)
 #endif
 }
 
-/* Fast path for the common case, an integer of at most 19 digits followed by a delimiter inside the
- * buffer: validate and convert in one pass. 0 when the slow path must decide. */
-static int js_small_integer(json_stream *js, json_stream_token *tok)
+/* Leading ASCII digits in the 8 bytes of w (little-endian load): 0-8. A byte is a digit when its high
+ * nibble is 3 and adding 6 keeps it so; a carry out of a non-digit byte can only disturb bytes after the
+ * first non-digit, which the count ignores. */
+static inline unsigned js_digit_run(uint64_t w)
 {
-    const char *s = js->buf + js->start, *end = js->buf + js->end, *p = s;
+    uint64_t bad = ((w & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull) |
+                   (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull);
+    return bad ? (unsigned)__builtin_ctzll(bad) / 8 : 8;
+}
+
+/* The value of the first n (1-8) digits of w: the digits are shifted to the top (most significant digit
+ * first in memory, so the zero bytes shifted in are leading zeros) and converted eight at a time. */
+static inline uint64_t js_digits_value(uint64_t w, unsigned n)
+{
+    w = (w - 0x3030303030303030ull) << (8 * (8 - n));
+    w = (w * 10) + (w >> 8);
+    return (((w & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+            (((w >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+           32;
+}
+
+/* Digits at p with at least 24 readable bytes: count and convert ≤ 19 of them without a per-digit loop
+ * (branch mispredictions on the varying lengths of timestamps, 19-digit ids and small counts were most of
+ * js_integer_at's time). The digit count, or 0 when there are more than 19. */
+static inline size_t js_digits_wide(const char *p, uint64_t *v)
+{
+    static const uint64_t pow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+    uint64_t w;
+    memcpy(&w, p, 8);
+    unsigned n = js_digit_run(w);
+    if (n < 8) {
+        *v = js_digits_value(w, n);
+        return n;
+    }
+    uint64_t hi = js_digits_value(w, 8);
+    memcpy(&w, p + 8, 8);
+    n = js_digit_run(w);
+    if (n < 8) {
+        *v = n ? hi * pow10[n] + js_digits_value(w, n) : hi;
+        return 8 + n;
+    }
+    hi = hi * 100000000u + js_digits_value(w, 8);
+    memcpy(&w, p + 16, 8);
+    n = js_digit_run(w);
+    if (n > 3)
+        return 0;
+    *v = n ? hi * pow10[n] + js_digits_value(w, n) : hi;
+    return 16 + n;
+}
+
+/* Fast path for the common case, an integer of at most 19 digits that ends before `end` with a byte that is
+ * not part of a number: validate and convert s[0, n) in one pass, filling kind/i/u/d. The length n, or 0
+ * when the slow path must decide. */
+static size_t js_integer_at(const char *s, const char *end, json_stream_token *tok)
+{
+    const char *p = s;
     int neg = *p == '-';
     p += neg;
     if (p >= end || !js_is_digit(*p))
         return 0;
-    const char *d0 = p;
     uint64_t v = 0;
-    uint64_t eight;
     if (*p == '0') {
         p++;
+    } else if (end - p >= 24) {
+        size_t n = js_digits_wide(p, &v);
+        if (!n)
+            return 0;
+        p += n;
     } else {
+        const char *d0 = p;
+        uint64_t eight;
         while (end - p >= 8 && p - d0 <= 11 && js_eight_digits(p, &eight)) {
             v = v * 100000000u + eight;
             p += 8;
@@ -686,11 +787,20 @@ static int js_small_integer(json_stream *js, json_stream_token *tok)
         tok->u = v;
         tok->d = (double)v;
     }
+    return (size_t)(p - s);
+}
+
+static int js_small_integer(json_stream *js, json_stream_token *tok)
+{
+    const char *s = js->buf + js->start;
+    size_t n = js_integer_at(s, js->buf + js->end, tok);
+    if (!n)
+        return 0;
     tok->depth = js->depth;
     tok->offset = js->base + (int64_t)js->start;
     tok->str = s;
-    tok->len = (size_t)(p - s);
-    js->start += tok->len;
+    tok->len = n;
+    js->start += n;
     js_after_value(js);
     return 1;
 }
@@ -764,6 +874,248 @@ static json_stream_status js_literal(json_stream *js, json_stream_token *tok, nl
     js->start += lits[k].len;
     js_after_value(js);
     return JSON_STREAM_TOKEN;
+}
+
+/* ---- flat objects in one call ------------------------------------------------------------------------- */
+
+/* Every helper here answers 0 ("decline") when the token path must decide: the bytes are not compact JSON,
+ * are cut by the end of the buffer, hit a limit, or are invalid. Declining consumes nothing, so the token
+ * path then reads the same bytes and reports any error exactly as it would have. */
+
+/* Index of the closing quote of the string whose body starts at buf[p]. A string with an escape declines
+ * when `escaped` is NULL, else sets *escaped. 16 bytes per step with SSE2 like js_scan_string, but without
+ * resume state. */
+static size_t js_flat_string_end(const char *buf, size_t p, size_t end, size_t max, int *escaped)
+{
+    size_t body = p;
+    for (;;) {
+#if defined(__SSE2__)
+        while (end - p >= 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + p));
+            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                    _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                                       _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f)));
+            int mask = _mm_movemask_epi8(hit);
+            if (mask) {
+                p += (size_t)__builtin_ctz((unsigned)mask);
+                goto special;
+            }
+            p += 16;
+        }
+#endif
+        while (p < end && buf[p] != '"' && buf[p] != '\\' && (unsigned char)buf[p] >= 0x20)
+            p++;
+#if defined(__SSE2__)
+    special:
+#endif
+        if (p >= end || p - body > max)
+            return 0;
+        if (buf[p] == '"')
+            return p;
+        if (buf[p] != '\\' || !escaped || end - p < 3)
+            return 0;
+        *escaped = 1;
+        p += 2;
+    }
+}
+
+/* Decode the escaped string body buf[b, q) into scratch at *used. Scratch may move while an object is
+ * decoded, so tok->str is left NULL and the offset kept in tok->u; json_stream_flat_object points str at
+ * the bytes once the object is complete. */
+static int js_flat_unescape(json_stream *js, size_t b, size_t q, json_stream_token *tok, size_t *used)
+{
+    size_t bad;
+    const char *why;
+    if (q - b > SIZE_MAX - *used || js_scratch_reserve(js, *used + (q - b)) != 0)
+        return 0;
+    ptrdiff_t n = js_decode(js->buf, b, q, js->scratch + *used, &bad, &why);
+    if (n < 0)
+        return 0;
+    tok->str = NULL;
+    tok->u = *used;
+    tok->len = (size_t)n;
+    *used += (size_t)n;
+    return 1;
+}
+
+/* A number at buf[p] into *tok (kind, value, str/len); the index after it. */
+static size_t js_flat_number(const json_stream *js, size_t p, size_t end, json_stream_token *tok)
+{
+    const char *s = js->buf + p;
+    size_t n = js_integer_at(s, js->buf + end, tok);
+    if (!n) {
+        while (p + n < end && js_number_char(s[n]) && n <= JSON_STREAM_NUMBER_MAX)
+            n++;
+        int integral;
+        if (p + n >= end || n > JSON_STREAM_NUMBER_MAX || !js_number_grammar(s, n, &integral))
+            return 0;
+        tok->i = 0;
+        tok->u = 0;
+        if (!integral && js->doubles_as_text) {
+            tok->kind = JSON_STREAM_DOUBLE;
+            tok->d = NAN;
+        } else {
+            js_number_value(s, n, integral, tok);
+        }
+    }
+    tok->str = s;
+    tok->len = n;
+    return p + n;
+}
+
+/* The scalar at buf[p] into *tok (kind and value; offset/depth are the caller's); the index after it.
+ * Strings with escapes are decoded into scratch at *scratch_used, or declined when scratch_used is NULL. */
+static size_t js_flat_scalar(json_stream *js, size_t p, size_t end, json_stream_token *tok, size_t *scratch_used)
+{
+    const char *buf = js->buf;
+    char c = buf[p];
+    if (c == '"') {
+        int escaped = 0;
+        size_t q = js_flat_string_end(buf, p + 1, end, js->string_max, scratch_used ? &escaped : NULL);
+        if (!q)
+            return 0;
+        tok->kind = JSON_STREAM_STRING;
+        tok->str = buf + p + 1;
+        tok->len = q - p - 1;
+        if (escaped && !js_flat_unescape(js, p + 1, q, tok, scratch_used))
+            return 0;
+        return q + 1;
+    }
+    if (c == 't' || c == 'f' || c == 'n') {
+        size_t len = c == 'f' ? 5 : 4;
+        const char *text = c == 't' ? "true" : c == 'f' ? "false" : "null";
+        if (end - p <= len || memcmp(buf + p, text, len) != 0)
+            return 0;
+        tok->kind = c == 't' ? JSON_STREAM_TRUE : c == 'f' ? JSON_STREAM_FALSE : JSON_STREAM_NULL;
+        tok->str = NULL;
+        tok->len = 0;
+        return p + len;
+    }
+    if (c == '-' || js_is_digit(c))
+        return js_flat_number(js, p, end, tok);
+    return 0;
+}
+
+/* Levels a nested value inside a flat object may have (deeper ones go to the token path). */
+#define JS_FLAT_NEST_MAX 64u
+
+enum js_nest_want { JS_NEST_VALUE, JS_NEST_FIRST, JS_NEST_KEY, JS_NEST_AFTER };
+
+/* Check the compact array or object at buf[p] for well-formedness without decoding it; the index after it.
+ * The nested members of export records are short lists the reader does not model (`raw_framework_id`,
+ * `predecessors`), so validating them here keeps such records on the fast path. Grammar as in
+ * json_stream_next: after an open bracket a value (or key) or the close; after each member ',' or the close.
+ * Strings with escapes decline (they would need decoding to be validated). */
+static size_t js_flat_skip_nested(json_stream *js, size_t p, size_t end)
+{
+    const char *buf = js->buf;
+    uint64_t arrays = 0; /* bit d-1: level d is an array */
+    uint32_t depth = 0, room = js->depth_max - js->depth - 1;
+    enum js_nest_want want = JS_NEST_VALUE;
+    json_stream_token scalar;
+    while (p < end) {
+        char c = buf[p];
+        int in_array = depth && ((arrays >> (depth - 1)) & 1);
+        if (want == JS_NEST_FIRST && c == (in_array ? ']' : '}'))
+            want = JS_NEST_AFTER; /* the empty container closes below */
+        else if (want == JS_NEST_FIRST)
+            want = in_array ? JS_NEST_VALUE : JS_NEST_KEY;
+        if (want == JS_NEST_KEY) {
+            size_t q = c == '"' ? js_flat_string_end(buf, p + 1, end, js->string_max, NULL) : 0;
+            if (!q || q + 2 >= end || buf[q + 1] != ':')
+                return 0;
+            p = q + 2;
+            want = JS_NEST_VALUE;
+        } else if (want == JS_NEST_VALUE && (c == '[' || c == '{')) {
+            if (depth >= JS_FLAT_NEST_MAX || depth >= room)
+                return 0;
+            arrays = c == '[' ? arrays | ((uint64_t)1 << depth) : arrays & ~((uint64_t)1 << depth);
+            depth++;
+            p++;
+            want = JS_NEST_FIRST;
+        } else if (want == JS_NEST_VALUE) {
+            p = js_flat_scalar(js, p, end, &scalar, NULL);
+            if (!p)
+                return 0;
+            want = JS_NEST_AFTER;
+        } else if (c == ',') {
+            p++;
+            want = in_array ? JS_NEST_VALUE : JS_NEST_KEY;
+        } else if (c == (in_array ? ']' : '}')) {
+            p++;
+            if (--depth == 0)
+                return p;
+        } else {
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* The member value at buf[p] into *tok; the index after it. A nested value is validated and skipped: its
+ * token is the BEGIN kind with str/len = its raw text. */
+static size_t js_flat_value(json_stream *js, size_t p, size_t end, json_stream_token *tok, size_t *scratch_used)
+{
+    tok->offset = js->base + (int64_t)p;
+    tok->depth = js->depth + 1;
+    if (js->buf[p] != '[' && js->buf[p] != '{')
+        return js_flat_scalar(js, p, end, tok, scratch_used);
+    size_t after = js_flat_skip_nested(js, p, end);
+    if (!after)
+        return 0;
+    tok->kind = js->buf[p] == '[' ? JSON_STREAM_ARRAY_BEGIN : JSON_STREAM_OBJECT_BEGIN;
+    tok->str = js->buf + p;
+    tok->len = after - p;
+    return after;
+}
+
+int json_stream_flat_object(json_stream *js, json_stream_member *members, size_t max, size_t *count,
+                            int64_t *open_offset, int64_t *close_offset)
+{
+    if (js->failed || (js->mode != JS_VALUE && js->mode != JS_ARRAY_FIRST) || js->depth >= js->depth_max)
+        return 0;
+    const char *buf = js->buf;
+    size_t p = js->start, end = js->end, n = 0, scratch_used = 0;
+    while (p < end && (buf[p] == ' ' || buf[p] == '\n' || buf[p] == '\r' || buf[p] == '\t'))
+        p++; /* between elements of a pretty-printed array */
+    size_t open = p;
+    if (p + 1 >= end || buf[p] != '{')
+        return 0;
+    p++;
+    if (buf[p] != '}') {
+        for (;;) {
+            if (n == max || p >= end || buf[p] != '"')
+                return 0;
+            size_t q = js_flat_string_end(buf, p + 1, end, js->string_max, NULL);
+            if (!q || q + 2 >= end || buf[q + 1] != ':')
+                return 0;
+            json_stream_token *key = &members[n].key;
+            key->kind = JSON_STREAM_KEY;
+            key->depth = js->depth + 1;
+            key->offset = js->base + (int64_t)p;
+            key->str = buf + p + 1;
+            key->len = q - p - 1;
+            p = js_flat_value(js, q + 2, end, &members[n].value, &scratch_used);
+            if (!p || p >= end)
+                return 0;
+            n++;
+            if (buf[p] == '}')
+                break;
+            if (buf[p] != ',')
+                return 0;
+            p++;
+        }
+    }
+    if (scratch_used)
+        for (size_t i = 0; i < n; i++)
+            if (members[i].value.kind == JSON_STREAM_STRING && !members[i].value.str)
+                members[i].value.str = js->scratch + members[i].value.u;
+    *open_offset = js->base + (int64_t)open;
+    *close_offset = js->base + (int64_t)p;
+    *count = n;
+    js->start = p + 1;
+    js_after_value(js);
+    return 1;
 }
 
 /* ---- the state machine -------------------------------------------------------------------------------- */

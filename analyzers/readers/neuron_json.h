@@ -43,6 +43,9 @@ typedef struct neuron_json_options {
     size_t split_records; /* elements per piece of a split array; 0 = TABLE_SEG_ROWS (whole table segments,
                              merged by copy). Tests use small values to cut everywhere. */
     size_t *split_pieces; /* nullable; set to the pieces the input was split into (0 = read sequentially) */
+    int tokens_only;      /* nonzero: records go through json_stream_next token by token, never through the
+                             json_stream_flat_object fast path (tests compare the two; bench A/B) */
+    uint64_t *fast_records; /* nullable; set to the records of a sequential read that took the fast path */
 } neuron_json_options;
 
 /* Read the export at `path`. opt may be NULL. 0 and *out = a finished model, or -1 with err set. */

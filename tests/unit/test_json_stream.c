@@ -1,6 +1,7 @@
 /* Unit tests for analyzers/readers/json_stream: every token kind with depth and offset, escapes and
  * surrogates, exact 64-bit integers, the depth/string/number caps, malformed input with the exact offset
- * and code, and chunk independence (one byte at a time, random chunks, zero-copy pushes). */
+ * and code, chunk independence (one byte at a time, random chunks, zero-copy pushes), and flat objects
+ * decoded in one call (json_stream_flat_object) giving exactly the tokens of json_stream_next. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -526,8 +527,10 @@ static void integers_of_every_length_convert_exactly_inside_arrays(void **state)
                 if (digits > 1 && num[neg] == '0')
                     num[neg] = '7'; /* no leading zero */
                 num[n] = '\0';
-                char doc[48];
-                snprintf(doc, sizeof doc, "[%s,1]", num);
+                for (int padded = 0; padded <= 1; padded++) {
+                char doc[80];
+                /* padded: ≥ 24 bytes follow, so the wide digit counter (js_digits_wide) converts it */
+                snprintf(doc, sizeof doc, padded ? "[%s,\"................................\"]" : "[%s,1]", num);
                 json_stream *js = json_stream_new(NULL, NULL);
                 assert_non_null(js);
                 nl_error err;
@@ -549,8 +552,139 @@ static void integers_of_every_length_convert_exactly_inside_arrays(void **state)
                     assert_int_equal(t.kind, JSON_STREAM_DOUBLE);
                 }
                 json_stream_free(js);
+                }
             }
         }
+    }
+}
+
+/* ---- flat objects in one call ------------------------------------------------------------------------- */
+
+/* Tokens of `doc` (an array) rendered like tokenize(), but taking every element that json_stream_flat_object
+ * accepts in one call (its members rendered as BEGIN, key, value..., END). *flat = how many it took. */
+static char *tokenize_flat(const char *doc, size_t *flat)
+{
+    nl_error err;
+    json_stream *js = json_stream_new(NULL, &err);
+    assert_non_null(js);
+    assert_int_equal(json_stream_feed(js, doc, strlen(doc), &err), 0);
+    json_stream_finish(js);
+    tokbuf b = {0};
+    *flat = 0;
+    for (;;) {
+        json_stream_member m[8];
+        size_t n;
+        int64_t open, close;
+        int64_t before = json_stream_offset(js);
+        if (json_stream_depth(js) == 1 && json_stream_flat_object(js, m, 8, &n, &open, &close)) {
+            json_stream_token edge = {.kind = JSON_STREAM_OBJECT_BEGIN, .depth = 1, .offset = open};
+            tokbuf_token(&b, &edge);
+            for (size_t i = 0; i < n; i++) {
+                tokbuf_token(&b, &m[i].key);
+                tokbuf_token(&b, &m[i].value);
+            }
+            edge.kind = JSON_STREAM_OBJECT_END;
+            edge.offset = close;
+            tokbuf_token(&b, &edge);
+            ++*flat;
+            continue;
+        }
+        assert_int_equal(json_stream_offset(js), before); /* a decline consumes nothing */
+        json_stream_token t;
+        json_stream_status st = json_stream_next(js, &t, &err);
+        if (st == JSON_STREAM_END)
+            break;
+        if (st != JSON_STREAM_TOKEN) {
+            tokbuf_add(&b, "ERROR %s %lld\n", nl_error_code_name(err.code), (long long)err.offset);
+            json_stream_free(js);
+            return b.s;
+        }
+        tokbuf_token(&b, &t);
+    }
+    tokbuf_add(&b, "END\n");
+    json_stream_free(js);
+    return b.s;
+}
+
+/* Objects of scalars give exactly json_stream_next's tokens (kinds, depths, offsets, decoded bytes,
+ * values); objects the fast path declines (whitespace inside, escaped key, more than 8 members, errors)
+ * are left whole to json_stream_next, which then reports the same tokens or the same error. */
+static void flat_objects_give_the_tokens_of_next(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *doc;
+        size_t flat;
+    } cases[] = {
+        {"[{\"a\":1,\"b\":-2,\"c\":18446744073709551615,\"d\":-0.5e3,\"e\":true,\"f\":false,\"g\":null}]", 1},
+        {"[{},{\"s\":\"x\\\"y\\u00e9\\ud83d\\ude00\\n\",\"t\":\"\",\"u\":\"\\\\\"}]", 2},
+        {"[ {\"a\":1},\n {\"b\":\"c\"}\t]", 2},              /* whitespace after ',' (pretty-printed) */
+        {"[{\"a\":1} ,{\"b\":2}]", 1},                        /* before ',': next() takes the ',' and '{' */
+        {"[{\"a\": 1},{\"b\":2}]", 1},                        /* whitespace inside: declined */
+        {"[{\"\\u0061\":1},{\"b\":2}]", 1},                   /* escaped key: declined */
+        {"[{\"1\":1,\"2\":2,\"3\":3,\"4\":4,\"5\":5,\"6\":6,\"7\":7,\"8\":8,\"9\":9}]", 0}, /* > 8 */
+        {"[{\"a\":01}]", 0},                                   /* errors: declined, next() reports */
+        {"[{\"a\":\"\\q\"}]", 0},
+        {"[{\"a\":tru}]", 0},
+        {"[{\"a\":1,}]", 0},
+        {"[{\"a\":1}", 1},                                     /* truncated after the object */
+        {"[{\"a\":\"\x01\"}]", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t flat;
+        char *want = tokenize(cases[i].doc);
+        char *got = tokenize_flat(cases[i].doc, &flat);
+        if (strcmp(want, got) != 0)
+            fail_msg("%s:\nnext():\n%s\nflat:\n%s", cases[i].doc, want, got);
+        if (flat != cases[i].flat)
+            fail_msg("%s: %zu objects taken whole, expected %zu", cases[i].doc, flat, cases[i].flat);
+        free(want);
+        free(got);
+    }
+}
+
+/* A nested member value is validated and returned whole: BEGIN kind, its offset, str/len = its raw text. */
+static void flat_objects_return_nested_values_raw(void **state)
+{
+    (void)state;
+    const char *doc = "[{\"p\":[{\"id\":1,\"t\":\"x},{\"},{}],\"q\":{\"a\":[[]]},\"r\":2}]";
+    json_stream *js = json_stream_new(NULL, NULL);
+    assert_non_null(js);
+    nl_error err;
+    assert_int_equal(json_stream_feed(js, doc, strlen(doc), &err), 0);
+    json_stream_finish(js);
+    json_stream_token t;
+    assert_int_equal(json_stream_next(js, &t, &err), JSON_STREAM_TOKEN);
+    json_stream_member m[4];
+    size_t n;
+    int64_t open, close;
+    assert_int_equal(json_stream_flat_object(js, m, 4, &n, &open, &close), 1);
+    assert_int_equal(n, 3);
+    assert_int_equal(open, 1);
+    assert_int_equal(close, (int64_t)strlen(doc) - 2);
+    assert_int_equal(m[0].value.kind, JSON_STREAM_ARRAY_BEGIN);
+    assert_int_equal(m[0].value.offset, 6);
+    assert_int_equal(m[0].value.depth, 2);
+    assert_int_equal(m[0].value.len, strlen("[{\"id\":1,\"t\":\"x},{\"},{}]"));
+    assert_memory_equal(m[0].value.str, "[{\"id\":1,", 9);
+    assert_int_equal(m[1].value.kind, JSON_STREAM_OBJECT_BEGIN);
+    assert_int_equal(m[1].value.len, strlen("{\"a\":[[]]}"));
+    assert_int_equal(m[2].value.kind, JSON_STREAM_INT);
+    assert_int_equal(m[2].value.i, 2);
+    assert_int_equal(json_stream_next(js, &t, &err), JSON_STREAM_TOKEN);
+    assert_int_equal(t.kind, JSON_STREAM_ARRAY_END);
+    json_stream_free(js);
+    /* invalid or escaped nested values are declined; next() then reports or decodes them */
+    static const char *const declined[] = {"[{\"p\":[1,,2]}]", "[{\"p\":[1}]}]", "[{\"p\":{a:1}}]",
+                                           "[{\"p\":[\"\\\"\"]}]", "[{\"p\":[1]"};
+    for (size_t i = 0; i < sizeof declined / sizeof declined[0]; i++) {
+        size_t flat;
+        char *want = tokenize(declined[i]);
+        char *got = tokenize_flat(declined[i], &flat);
+        assert_string_equal(want, got);
+        assert_int_equal(flat, 0);
+        free(want);
+        free(got);
     }
 }
 
@@ -563,6 +697,8 @@ int main(void)
         cmocka_unit_test(lone_surrogates_and_bad_escapes_are_rejected),
         cmocka_unit_test(big_integers_stay_exact),
         cmocka_unit_test(integers_of_every_length_convert_exactly_inside_arrays),
+        cmocka_unit_test(flat_objects_give_the_tokens_of_next),
+        cmocka_unit_test(flat_objects_return_nested_values_raw),
         cmocka_unit_test(nesting_deeper_than_the_cap_is_a_limit_error),
         cmocka_unit_test(long_strings_and_numbers_hit_their_caps),
         cmocka_unit_test(malformed_input_reports_code_and_exact_offset),

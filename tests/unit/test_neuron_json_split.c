@@ -2,7 +2,8 @@
  * scanner (json_split.c) and the merge (table_append_table, device_model_merge_rows): the split read must
  * build exactly the sequential read's model (tests/unit/model_compare.c) whatever the piece size and
  * thread count, including cuts next to strings that contain `},{`, escaped quotes and backslash runs, and
- * must fail exactly as the sequential read does. */
+ * must fail exactly as the sequential read does. Likewise the record fast path (json_stream_flat_object)
+ * against the token-by-token path, for every read size (records cut at every byte of a buffer end). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -276,12 +277,10 @@ static char *corrupt(size_t from, const char *what, const char *with, size_t *le
     return out;
 }
 
-static void split_read_fails_like_the_sequential_read(void **state)
-{
-    (void)state;
-    static const struct {
-        const char *what, *with;
-    } cases[] = {
+/* Edits that make a generated export invalid, each in a record after byte 4000. */
+static const struct {
+    const char *what, *with;
+} corruptions[] = {
         {"\"duration\":", "\"duration\":\"x\","},  /* wrong type in a late record: record index and field */
         {"},{\"timestamp\"", "},,{\"timestamp\""}, /* empty element between two records */
         {"},{\"timestamp\"", "}{\"timestamp\""},   /* missing separator */
@@ -290,10 +289,26 @@ static void split_read_fails_like_the_sequential_read(void **state)
         {"],\"ham\"", ",],\"ham\""},               /* trailing comma at the end of a split array */
         {"\"dma\":[", "\"dma\":[\"x\","},          /* a scalar before the records of a modelled array */
         {"{\"timestamp\"", "[\"timestamp\""},      /* an element that opens as an array */
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        {"\"opcode\":\"", "\"opcode\":\"\\q"},     /* invalid escape */
+        {"\"opcode\":\"", "\"opcode\":\"\\u12g4"}, /* invalid \u escape */
+        {"\"opcode\":\"", "\"opcode\":\"\\udc00"}, /* lone low surrogate */
+        {"\"id\":", "\"id\":01"},                   /* leading zero */
+        {"\"id\":", "\"id\":1.e5,\"x\":"},           /* no digit after the point */
+        {"\"id\":", "\"id\":99999999999999999999,\"x\":"}, /* 20 digits: a double, not an integer */
+        {"\"id\":", "\"id\":nul,\"x\":"},            /* bad literal */
+        {"\"raw_framework_id\":[5,", "\"raw_framework_id\":[5,,"}, /* nested: empty element */
+        {"\"raw_framework_id\":[5,", "\"raw_framework_id\":[5}"},  /* nested: wrong close */
+        {"\"predecessors\":[{\"id\"", "\"predecessors\":[{id\""}, /* nested: unquoted key */
+        {"\"duration\":", "\"duration\"::"},          /* double colon */
+        {"\"duration\":", "\"duration\"\x01:"},       /* control byte after a key */
+};
+
+static void split_read_fails_like_the_sequential_read(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof corruptions / sizeof corruptions[0]; i++) {
         size_t len;
-        char *doc = corrupt(4000, cases[i].what, cases[i].with, &len);
+        char *doc = corrupt(4000, corruptions[i].what, corruptions[i].with, &len);
         split_failure_matches(doc, len);
         free(doc);
     }
@@ -302,6 +317,97 @@ static void split_read_fails_like_the_sequential_read(void **state)
     for (size_t cut = len / 3; cut < len; cut += len / 5)
         split_failure_matches(doc, cut); /* truncated inside a split array, then later */
     free(doc);
+}
+
+/* ---- the record fast path equals the token path -------------------------------------------------------- */
+
+static const size_t read_sizes[] = {1, 2, 7, 64, 333, 4096, 0};
+#define READ_SIZES (sizeof read_sizes / sizeof read_sizes[0])
+
+/* The fast path's model is the token path's, for every read size; returns the records the fast path took
+ * with the default read size. */
+static uint64_t fast_matches_tokens(const char *doc, size_t len, const char *what)
+{
+    uint64_t fast = 0;
+    for (size_t k = 0; k < READ_SIZES; k++) {
+        uint64_t took = 0;
+        neuron_json_options tokens = {.threads = 1, .read_size = read_sizes[k], .tokens_only = 1};
+        neuron_json_options flat = {.threads = 1, .read_size = read_sizes[k], .fast_records = &took};
+        nl_error ea, eb;
+        device_model *a = read_with(doc, len, &tokens, &ea);
+        device_model *b = read_with(doc, len, &flat, &eb);
+        if (!a || !b)
+            fail_msg("%s, read size %zu: token path %s, fast path %s", what, read_sizes[k], a ? "ok" : ea.message,
+                     b ? "ok" : eb.message);
+        assert_same_model(a, b);
+        device_model_free(a);
+        device_model_free(b);
+        if (read_sizes[k] == 0)
+            fast = took;
+    }
+    return fast;
+}
+
+static void fast_path_builds_the_token_path_model_for_every_read_size(void **state)
+{
+    (void)state;
+    size_t len;
+    char *doc = gen_export(300, 11, 0, &len);
+    /* 300 instructions + 150 dma + 101 second instructions + 76 semaphores, all compact: every one fast */
+    assert_int_equal(fast_matches_tokens(doc, len, "compact"), 300 + 150 + 101 + 76);
+    free(doc);
+    doc = gen_export(120, 12, 1, &len); /* whitespace between elements only: records stay fast */
+    assert_int_equal(fast_matches_tokens(doc, len, "pretty"), 120 + 60 + 41 + 31);
+    free(doc);
+}
+
+/* Valid records the fast path declines (whitespace inside, an escaped key, deep nesting, a number cut short
+ * of 24 readable bytes) or takes with rare values: same model, and the other records stay fast. */
+static void fast_path_declines_what_it_does_not_handle(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *what, *with;
+        int declined; /* records the fast path leaves to the token path */
+    } edits[] = {
+        {"\"duration\":", "\"duration\" : ", 1},
+        {"\"duration\":", "\"dur\\u0061tion\":", 1},
+        {"\"duration\":", "\"x\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]],\"duration\":", 1},
+        {"\"duration\":", "\"x\":[[[[1]]]],\"duration\":", 0},
+        {"\"duration\":", "\"x\":{\"a\":[true,false,null,-0.5e-3,\"s\"],\"b\":{}},\"duration\":", 0},
+        {"\"duration\":", "\"x\":[\"\\\"\"],\"duration\":", 1},  /* escape inside a nested string */
+        {"\"duration\":", "\"x\":-12.5e+3,\"y\":true,\"z\":null,\"w\":false,\"duration\":", 0},
+        {"\"duration\":", "\"x\":-9223372036854775808,\"y\":18446744073709551615,\"duration\":", 0},
+        {"\"duration\":", "\"x\":\"\\ud83d\\ude00\\n\\/\",\"duration\":", 0},
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        size_t len;
+        char *doc = corrupt(4000, edits[i].what, edits[i].with, &len);
+        uint64_t took = fast_matches_tokens(doc, len, edits[i].with);
+        if (took != 200 + 100 + 67 + 51 - (uint64_t)edits[i].declined)
+            fail_msg("edit %zu: %llu records took the fast path", i, (unsigned long long)took);
+        free(doc);
+    }
+}
+
+static void fast_path_fails_like_the_token_path(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof corruptions / sizeof corruptions[0]; i++) {
+        size_t len;
+        char *doc = corrupt(4000, corruptions[i].what, corruptions[i].with, &len);
+        for (size_t k = 0; k < READ_SIZES; k++) {
+            neuron_json_options tokens = {.threads = 1, .read_size = read_sizes[k], .tokens_only = 1};
+            neuron_json_options flat = {.threads = 1, .read_size = read_sizes[k]};
+            nl_error ea, eb;
+            device_model *a = read_with(doc, len, &tokens, &ea);
+            device_model *b = read_with(doc, len, &flat, &eb);
+            if (a || b)
+                fail_msg("corruption %zu, read size %zu: expected both reads to fail", i, read_sizes[k]);
+            assert_same_error(&ea, &eb);
+        }
+        free(doc);
+    }
 }
 
 static void split_read_reports_cancel(void **state)
@@ -482,6 +588,9 @@ int main(void)
         cmocka_unit_test(split_read_through_a_descriptor_matches_and_leaves_the_offset_at_the_end),
         cmocka_unit_test(split_read_fails_like_the_sequential_read),
         cmocka_unit_test(split_read_reports_cancel),
+        cmocka_unit_test(fast_path_builds_the_token_path_model_for_every_read_size),
+        cmocka_unit_test(fast_path_declines_what_it_does_not_handle),
+        cmocka_unit_test(fast_path_fails_like_the_token_path),
         cmocka_unit_test(split_read_reports_progress_up_to_the_size),
         cmocka_unit_test(scanner_matches_a_byte_at_a_time_reference),
         cmocka_unit_test(scanner_reports_unbalanced_brackets),
