@@ -5,10 +5,14 @@
  *      code of the key column), coverage, and — when sections are wanted — per-engine sums, the busy span of
  *      every non-EVENT_SEMAPHORE instruction (interval + row, per engine) and the skinny DMA-trigger rows;
  *   2. rank: metric per group, total, then a topn heap of `top` groups after the cursor;
- *   3. per engine (sections): order the spans by start (already ordered in exports), walk them once with
- *      the running maximum end — every start beyond it opens a gap between two merged busy intervals, and
- *      the row that set the maximum is the instruction before the gap — and take the merged busy time from
- *      interval_union over the same spans, so it agrees with device_summary and the export's active_time;
+ *   3. per engine (sections): walk the spans in start order with the running maximum end — every start
+ *      beyond it opens a gap between two merged busy intervals, and the row that set the maximum is the
+ *      instruction before the gap — and take the merged busy time over the same spans (same merge rule as
+ *      interval_union, so it agrees with device_summary and the export's active_time). Exports list
+ *      instructions by timestamp, so the walk runs online during pass 1 in O(1) memory per engine; an
+ *      engine whose spans come out of order is walked again from its spans collected and sorted (a second
+ *      pass over the table, for that engine only). Why: collecting every span first held 20 B per
+ *      instruction (20 MB at 1M), the largest transient of a cold kernel-attribution (issue 6, ≤ 100 MB);
  *   4. active_time rows per engine (union), and the DMA table for the small-DMA report.
  *
  * Split for memoization: passes 1, 3 and 4 produce an attr_groups (per grouping) and an attr_sections (per
@@ -114,12 +118,24 @@ struct attr_sections {
     attr_small_dma small_dma;
 };
 
-/* Busy spans of one engine: intervals for interval_union, and the row of each. */
+/* Busy spans of one engine collected for sorting (only for an engine whose spans came out of order). */
 typedef struct attr_spans {
     interval_vec iv;
     uint32_t *rows;
     size_t rows_cap;
 } attr_spans;
+
+/* The gap walk of one engine, fed spans in start order (see pass 3). */
+typedef struct attr_walk {
+    topn heap;             /* the largest gaps */
+    bool heap_ready;
+    interval_stream busy;  /* merged busy time */
+    int64_t cur_end;       /* running maximum end, and the row that set it */
+    uint32_t cur_row;
+    bool open;
+    int64_t last_start;    /* start of the last non-empty span fed */
+    bool unordered;        /* a span started before last_start: redo from sorted spans */
+} attr_walk;
 
 typedef struct attr_pass {
     const device_model *m;
@@ -130,11 +146,64 @@ typedef struct attr_pass {
     uint32_t semaphore;        /* strtab id of EVENT_SEMAPHORE (0 when absent) */
     bool has_source;
     int *engine_slot;          /* engine dictionary code → index in s->engines, -1 = not itemised */
-    attr_spans *spans;         /* [nspans] */
-    size_t nspans;
+    attr_walk *walks;          /* [nwalks], one per itemised engine */
+    size_t nwalks;
     attr_source_count *skinny; /* [source dictionary size], sections only */
     table_value *cols[AC_NCOLS];
 } attr_pass;
+
+typedef struct attr_gap_key {
+    int64_t gap, start, end;
+    uint32_t before, after;
+} attr_gap_key;
+
+static int attr_gap_cmp(const void *pa, const void *pb, const void *ctx)
+{
+    const attr_gap_key *a = pa, *b = pb;
+    (void)ctx;
+    if (a->gap != b->gap)
+        return a->gap > b->gap ? -1 : 1;
+    return (a->start > b->start) - (a->start < b->start);
+}
+
+/* One span of the gap walk: a start beyond the running maximum end opens a new merged piece, and a gap
+ * when it exceeds gap_min_ns. Empty spans are skipped, as the merged busy time skips them. */
+static void attr_walk_span(attr_walk *w, int64_t start, int64_t end, uint32_t row, int64_t gap_min_ns,
+                           attr_engine *eng)
+{
+    if (end <= start)
+        return;
+    interval_stream_add(&w->busy, start, end);
+    if (!w->open || start > w->cur_end) {
+        eng->busy_intervals++;
+        if (w->open && start - w->cur_end > gap_min_ns) {
+            attr_gap_key k = {start - w->cur_end, w->cur_end, start, w->cur_row, row};
+            eng->gaps_over_min++;
+            eng->gaps_over_min_ns += k.gap;
+            topn_offer(&w->heap, &k);
+        }
+    }
+    if (!w->open || end > w->cur_end) {
+        w->cur_end = end;
+        w->cur_row = row;
+    }
+    w->open = true;
+}
+
+/* Pass 1's feed: spans in row order, walked at once while their starts do not decrease (rows with equal
+ * starts keep row order, which is the sorted order (start, row) too). */
+static void attr_walk_feed(attr_walk *w, int64_t start, int64_t end, uint32_t row, int64_t gap_min_ns,
+                           attr_engine *eng)
+{
+    if (w->unordered || end <= start)
+        return;
+    if (w->open && start < w->last_start) {
+        w->unordered = true;
+        return;
+    }
+    w->last_start = start;
+    attr_walk_span(w, start, end, row, gap_min_ns, eng);
+}
 
 static int attr_spans_push(attr_spans *s, int64_t start, int64_t end, size_t row)
 {
@@ -155,11 +224,10 @@ static int attr_spans_push(attr_spans *s, int64_t start, int64_t end, size_t row
 static void attr_pass_close(attr_pass *p)
 {
     free(p->engine_slot);
-    for (size_t e = 0; p->spans && e < p->nspans; e++) {
-        interval_vec_free(&p->spans[e].iv);
-        free(p->spans[e].rows);
-    }
-    free(p->spans);
+    for (size_t e = 0; p->walks && e < p->nwalks; e++)
+        if (p->walks[e].heap_ready)
+            topn_close(&p->walks[e].heap);
+    free(p->walks);
     free(p->skinny);
     for (int c = 0; c < AC_NCOLS; c++)
         free(p->cols[c]);
@@ -172,10 +240,15 @@ static int attr_engines_open(attr_pass *p, attr_sections *s, nl_error *err)
     size_t itemised = n < ATTR_ENGINES_MAX ? n : ATTR_ENGINES_MAX;
     p->engine_slot = malloc((n ? n : 1) * sizeof *p->engine_slot);
     s->engines = calloc(itemised ? itemised : 1, sizeof *s->engines);
-    p->spans = calloc(itemised ? itemised : 1, sizeof *p->spans);
-    if (!p->engine_slot || !s->engines || !p->spans)
+    p->walks = calloc(itemised ? itemised : 1, sizeof *p->walks);
+    if (!p->engine_slot || !s->engines || !p->walks)
         return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (engines)");
-    p->nspans = itemised;
+    p->nwalks = itemised;
+    for (size_t e = 0; e < itemised; e++) {
+        if (topn_init(&p->walks[e].heap, sizeof(attr_gap_key), s->gaps_per_engine, attr_gap_cmp, NULL))
+            return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (idle gaps)");
+        p->walks[e].heap_ready = true;
+    }
     for (uint32_t code = 0; code < n; code++) {
         p->engine_slot[code] = code < itemised ? (int)code : -1;
         if (code < itemised)
@@ -265,7 +338,8 @@ static int attr_add_sections(attr_pass *p, size_t row, size_t i, uint64_t dma_by
     eng->summed_wait_ns += v[AC_WAIT][i].i;
     if (v[AC_OPCODE][i].s == p->semaphore)
         return 0;
-    return attr_spans_push(&p->spans[e], v[AC_TS][i].i, v[AC_TS][i].i + v[AC_DUR][i].i, row);
+    attr_walk_feed(&p->walks[e], v[AC_TS][i].i, v[AC_TS][i].i + v[AC_DUR][i].i, (uint32_t)row, p->s->gap_min_ns, eng);
+    return 0;
 }
 
 static int attr_scan(attr_pass *p, const atomic_int *cancel, nl_error *err)
@@ -407,20 +481,6 @@ static int attr_spans_order(attr_spans *s)
     return 0;
 }
 
-typedef struct attr_gap_key {
-    int64_t gap, start, end;
-    uint32_t before, after;
-} attr_gap_key;
-
-static int attr_gap_cmp(const void *pa, const void *pb, const void *ctx)
-{
-    const attr_gap_key *a = pa, *b = pb;
-    (void)ctx;
-    if (a->gap != b->gap)
-        return a->gap > b->gap ? -1 : 1;
-    return (a->start > b->start) - (a->start < b->start);
-}
-
 static void attr_gap_side_fill(const device_model *m, size_t row, attr_gap_side *s)
 {
     const table *t = device_model_table_get(m, DEVICE_MODEL_INSTRUCTIONS);
@@ -432,51 +492,61 @@ static void attr_gap_side_fill(const device_model *m, size_t row, attr_gap_side 
     s->layer = table_str(t, DM_INSTR_LAYER, row);
 }
 
-/* Walk the ordered spans: merged pieces, gaps beyond the running maximum end, the largest kept. */
-static void attr_walk_gaps(const attr_spans *s, int64_t gap_min_ns, attr_engine *eng, topn *heap)
+/* The spans of itemised engine e (every non-EVENT_SEMAPHORE instruction), from a second pass over the table,
+ * in start order. */
+static int attr_collect_spans(const attr_pass *p, size_t e, attr_spans *sp)
 {
-    int64_t cur_end = 0;
-    uint32_t cur_row = 0;
-    bool open = false;
-    for (size_t i = 0; i < s->iv.n; i++) {
-        const interval *v = &s->iv.v[i];
-        if (v->end <= v->start)
+    for (size_t r = 0; r < table_rows(p->t); r++) {
+        if (p->engine_slot[table_code(p->t, DM_INSTR_ENGINE, r)] != (int)e || table_str(p->t, DM_INSTR_OPCODE, r) == p->semaphore)
             continue;
-        if (!open || v->start > cur_end) {
-            eng->busy_intervals++;
-            if (open && v->start - cur_end > gap_min_ns) {
-                attr_gap_key k = {v->start - cur_end, cur_end, v->start, cur_row, s->rows[i]};
-                eng->gaps_over_min++;
-                eng->gaps_over_min_ns += k.gap;
-                topn_offer(heap, &k);
-            }
-        }
-        if (!open || v->end > cur_end) {
-            cur_end = v->end;
-            cur_row = s->rows[i];
-        }
-        open = true;
+        int64_t start = table_i64(p->t, DM_INSTR_TIMESTAMP, r);
+        if (attr_spans_push(sp, start, start + table_i64(p->t, DM_INSTR_DURATION, r), r))
+            return -1;
     }
+    return attr_spans_order(sp);
 }
 
-static int attr_engine_finish(const device_model *m, const attr_sections *sec, attr_spans *s, attr_engine *eng, nl_error *err)
+/* Walk engine e again from its sorted spans, after pass 1 found them out of order. */
+static int attr_walk_sorted(attr_pass *p, size_t e, attr_engine *eng)
 {
-    topn heap;
-    if (attr_spans_order(s) || topn_init(&heap, sizeof(attr_gap_key), sec->gaps_per_engine, attr_gap_cmp, NULL))
+    attr_walk *w = &p->walks[e];
+    attr_spans sp = {0};
+    int rc = attr_collect_spans(p, e, &sp);
+    topn_close(&w->heap);
+    w->heap_ready = false;
+    if (!rc)
+        rc = topn_init(&w->heap, sizeof(attr_gap_key), p->s->gaps_per_engine, attr_gap_cmp, NULL);
+    if (!rc) {
+        w->heap_ready = true;
+        w->busy = (interval_stream){0};
+        w->open = false;
+        eng->busy_intervals = eng->gaps_over_min = 0;
+        eng->gaps_over_min_ns = 0;
+        for (size_t i = 0; i < sp.iv.n; i++)
+            attr_walk_span(w, sp.iv.v[i].start, sp.iv.v[i].end, sp.rows[i], p->s->gap_min_ns, eng);
+    }
+    interval_vec_free(&sp.iv);
+    free(sp.rows);
+    return rc;
+}
+
+static int attr_engine_finish(attr_pass *p, size_t e, nl_error *err)
+{
+    attr_walk *w = &p->walks[e];
+    attr_engine *eng = &p->s->engines[e];
+    if (w->unordered && attr_walk_sorted(p, e, eng))
         return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (idle gaps)");
-    attr_walk_gaps(s, sec->gap_min_ns, eng, &heap);
-    eng->busy_ns = interval_union(s->iv.v, s->iv.n);
-    eng->gap_count = (unsigned)topn_finish(&heap);
+    eng->busy_ns = interval_stream_total(&w->busy);
+    eng->gap_count = (unsigned)topn_finish(&w->heap);
     for (unsigned g = 0; g < eng->gap_count; g++) {
-        const attr_gap_key *k = topn_at(&heap, g);
+        const attr_gap_key *k = topn_at(&w->heap, g);
         attr_gap *gap = &eng->gaps[g];
         gap->start_ns = k->start;
         gap->end_ns = k->end;
         gap->gap_ns = k->gap;
-        attr_gap_side_fill(m, k->before, &gap->before);
-        attr_gap_side_fill(m, k->after, &gap->after);
+        attr_gap_side_fill(p->m, k->before, &gap->before);
+        attr_gap_side_fill(p->m, k->after, &gap->after);
     }
-    topn_close(&heap);
     return 0;
 }
 
@@ -658,7 +728,7 @@ static int attr_sections_finish(attr_pass *p, const atomic_int *cancel, nl_error
     for (size_t e = 0; e < out->engine_count; e++) {
         if (attr_cancelled(cancel))
             return nl_error_set(err, NL_ERR_CANCELLED, NULL, -1, "cancelled");
-        if (attr_engine_finish(p->m, out, &p->spans[e], &out->engines[e], err))
+        if (attr_engine_finish(p, e, err))
             return -1;
     }
     if (attr_active_rows(p->m, out, err) || attr_small_dma_scan(p->m, cancel, &out->small_dma, err))

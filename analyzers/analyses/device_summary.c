@@ -68,9 +68,49 @@ static int *engine_map_new(const device_model *m, const table *t, uint32_t col)
 }
 
 typedef struct instr_pass {
-    interval_vec busy[DS_ENGINE_COUNT];
+    interval_stream busy[DS_ENGINE_COUNT]; /* merged online; see engine_busy_by_sort for unordered ones */
+    int64_t busy_ns[DS_ENGINE_COUNT];
+    uint64_t busy_pieces[DS_ENGINE_COUNT];
     int64_t min_start, max_end;
 } instr_pass;
+
+/* Count disjoint intervals of a union (after interval_union sorted the array). */
+static uint64_t union_pieces(const interval *v, size_t n)
+{
+    uint64_t pieces = 0;
+    int64_t end = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].end <= v[i].start)
+            continue;
+        if (!pieces || v[i].start > end)
+            pieces++;
+        if (v[i].end > end)
+            end = v[i].end;
+    }
+    return pieces;
+}
+
+/* Busy time of engine e from every one of its instructions, sorted: for an export whose instructions are
+ * not in timestamp order on that engine (interval_stream could not place one). A second pass over the
+ * table, paid only in that case. */
+static int engine_busy_by_sort(const table *t, const int *engine_of, int e, uint32_t sem, int64_t *busy_ns,
+                               uint64_t *pieces, nl_error *err)
+{
+    interval_vec iv = {0};
+    for (size_t r = 0; r < table_rows(t); r++) {
+        if (engine_of[table_code(t, DM_INSTR_ENGINE, r)] != e || table_str(t, DM_INSTR_OPCODE, r) == sem)
+            continue;
+        int64_t start = table_i64(t, DM_INSTR_TIMESTAMP, r);
+        if (interval_vec_push(&iv, start, start + table_i64(t, DM_INSTR_DURATION, r))) {
+            interval_vec_free(&iv);
+            return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (busy intervals)");
+        }
+    }
+    *busy_ns = interval_union(iv.v, iv.n);
+    *pieces = union_pieces(iv.v, iv.n);
+    interval_vec_free(&iv);
+    return 0;
+}
 
 static int scan_instructions(const device_model *m, const atomic_int *cancel, device_summary *out, instr_pass *p, nl_error *err)
 {
@@ -109,32 +149,21 @@ static int scan_instructions(const device_model *m, const atomic_int *cancel, de
             eng->instructions++;
             eng->summed_duration_ns += du[i].i;
             eng->summed_wait_ns += wt[i].i;
-            if (op[i].s != sem && interval_vec_push(&p->busy[e], start, end)) {
-                free(engine_of);
-                return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (busy intervals)");
-            }
+            if (op[i].s != sem)
+                interval_stream_add(&p->busy[e], start, end);
         }
+    }
+    int rc = 0;
+    for (int e = 0; e < DS_ENGINE_COUNT && !rc; e++) {
+        p->busy_ns[e] = interval_stream_total(&p->busy[e]);
+        p->busy_pieces[e] = p->busy[e].pieces;
+        if (p->busy[e].unordered)
+            rc = engine_busy_by_sort(t, engine_of, e, sem, &p->busy_ns[e], &p->busy_pieces[e], err);
     }
     free(engine_of);
     out->instructions = rows;
     out->instruction_span_ns = p->max_end - p->min_start;
-    return 0;
-}
-
-/* Count disjoint intervals of a union (after interval_union sorted the array). */
-static uint64_t union_pieces(const interval *v, size_t n)
-{
-    uint64_t pieces = 0;
-    int64_t end = INT64_MIN;
-    for (size_t i = 0; i < n; i++) {
-        if (v[i].end <= v[i].start)
-            continue;
-        if (!pieces || v[i].start > end)
-            pieces++;
-        if (v[i].end > end)
-            end = v[i].end;
-    }
-    return pieces;
+    return rc;
 }
 
 static int scan_active_rows(const device_model *m, device_summary *out, nl_error *err)
@@ -246,8 +275,8 @@ static void engines_finish(const device_model *m, device_summary *out, instr_pas
     for (int e = 0; e < DS_ENGINE_COUNT; e++) {
         ds_engine *eng = &out->engines[e];
         eng->name = engine_names[e];
-        eng->busy_ns = interval_union(p->busy[e].v, p->busy[e].n);
-        eng->busy_intervals = union_pieces(p->busy[e].v, p->busy[e].n);
+        eng->busy_ns = p->busy_ns[e];
+        eng->busy_intervals = p->busy_pieces[e];
         snprintf(key, sizeof key, "%s_engine_active_time", eng->name);
         ds_opt s = record_num(m, DEVICE_MODEL_SUMMARY, key);
         eng->summary_active_ns = s.has ? opt_of(s.v * 1e9) : s;
@@ -260,7 +289,6 @@ static void engines_finish(const device_model *m, device_summary *out, instr_pas
                                  : eng->has_active_rows ? "active_time rows / total"
                                                         : "busy time computed from instructions / total";
         eng->utilization_pct = total > 0 ? 100.0 * active / total : 0;
-        interval_vec_free(&p->busy[e]);
     }
 }
 
@@ -584,11 +612,8 @@ int device_summary_compute(const device_model *m, const atomic_int *cancel, devi
         out->metadata_span_ns = opt_of(last.v - first.v);
     instr_pass pass = {0};
     if (scan_instructions(m, cancel, out, &pass, err) || scan_active_rows(m, out, err) ||
-        scan_dma(m, cancel, &out->dma, err)) {
-        for (int e = 0; e < DS_ENGINE_COUNT; e++)
-            interval_vec_free(&pass.busy[e]);
+        scan_dma(m, cancel, &out->dma, err))
         return -1;
-    }
     uint64_t with_src[DS_ENGINE_COUNT] = {0};
     const table *t = device_model_table_get(m, DEVICE_MODEL_INSTRUCTIONS);
     for (size_t r = 0; t && r < table_rows(t); r++) {

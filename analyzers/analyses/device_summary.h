@@ -6,7 +6,7 @@
  * allows (formats.md §11.6), the six Neuron Explorer summary rules plus the small-DMA rule (§11.7), and
  * data-quality findings with their fixes (§12). Export `summary` values are not recomputed here; tools
  * read them from the model and report them as given, with the computed values beside them.
- * Result: a plain struct owned by the caller (device_summary_free). Pure over an immutable model:
+ * Result: a plain struct filled by the call (no heap parts, nothing to free). Pure over an immutable model:
  * thread-safe. Polls `cancel` between passes. */
 #ifndef NL_DEVICE_SUMMARY_H
 #define NL_DEVICE_SUMMARY_H

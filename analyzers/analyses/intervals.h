@@ -26,4 +26,22 @@ typedef struct interval_vec {
 int interval_vec_push(interval_vec *iv, int64_t start, int64_t end); /* 0, or -1 on OOM */
 void interval_vec_free(interval_vec *iv);
 
+/* The same union computed online, in O(1) memory, for intervals fed in order of start (instruction
+ * streams: exports list them by timestamp). Why: collecting 1M instruction intervals to merge them held
+ * 16 MB, the largest transient of a cold summary (issue 6: peak RSS ≤ 100 MB for a 1 GB export).
+ * An interval that starts before the piece being merged cannot be placed without the earlier intervals:
+ * the stream then marks itself `unordered` and its totals are not valid; the caller collects that
+ * stream's intervals again and calls interval_union. Zero-initialise; no cleanup. */
+typedef struct interval_stream {
+    int64_t start, end; /* the piece being merged (when open) */
+    int64_t closed_ns;  /* length of the pieces before it */
+    uint64_t pieces;    /* disjoint pieces so far, the open one included */
+    int open;
+    int unordered;
+} interval_stream;
+
+void interval_stream_add(interval_stream *s, int64_t start, int64_t end);
+/* Length of the union, and its disjoint pieces (as interval_union / a count of its merged runs). */
+int64_t interval_stream_total(const interval_stream *s);
+
 #endif

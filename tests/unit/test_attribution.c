@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,6 +235,75 @@ static void engine_time_is_summed_and_merged_with_gaps(void **state)
     device_model_free(m);
 }
 
+/* An export of n instructions on three engines with distinct starts per engine (so the start order is
+ * unique), in timestamp order or shuffled. */
+static char *engines_export(size_t n, int shuffled)
+{
+    static const char *const names[] = {"Tensor", "Vector", "Scalar"};
+    size_t *order = malloc(n * sizeof *order);
+    char *doc = malloc(n * 120 + 64);
+    assert_true(order && doc);
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    uint64_t seed = 0x2545f4914f6cdd1dull;
+    for (size_t i = n - 1; shuffled && i > 0; i--) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        size_t j = (size_t)(seed % (i + 1)), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    size_t len = (size_t)sprintf(doc, "{\"instruction\":[");
+    for (size_t k = 0; k < n; k++) {
+        size_t i = order[k];
+        /* starts 7 apart per engine; durations 0..22 so some touch, overlap, or leave gaps */
+        len += (size_t)sprintf(doc + len, "%s{\"timestamp\":%zu,\"duration\":%zu,\"subgroup\":\"%s\",\"opcode\":\"OP%zu\"}",
+                               k ? "," : "", 1000 + (i / 3) * 7 + (i % 3), (i * 7919) % 23, names[i % 3], i % 5);
+    }
+    strcpy(doc + len, "]}");
+    free(order);
+    return doc;
+}
+
+/* Spans out of timestamp order take the collect-and-sort walk; in order they are walked online during the
+ * scan. Both give the same busy time, pieces, gap counts and gap list. */
+static void gap_walk_is_the_same_for_shuffled_instructions(void **state)
+{
+    (void)state;
+    char *a_doc = engines_export(3000, 0), *b_doc = engines_export(3000, 1);
+    device_model *a = load(a_doc), *b = load(b_doc);
+    attr_request req = request(ATTR_BY_ENGINE, ATTR_METRIC_TIME, 20);
+    req.gap_min_ns = 3;
+    req.gaps_per_engine = 8;
+    attr_result ra, rb;
+    compute_ok(a, &req, &ra);
+    compute_ok(b, &req, &rb);
+    static const char *const names[] = {"Tensor", "Vector", "Scalar"};
+    for (int e = 0; e < 3; e++) {
+        const attr_engine *x = engine(a, &ra, names[e]), *y = engine(b, &rb, names[e]);
+        assert_true(x->busy_ns > 0 && x->gaps_over_min > 8);
+        assert_int_equal(x->busy_ns, y->busy_ns);
+        assert_int_equal(x->busy_intervals, y->busy_intervals);
+        assert_int_equal(x->gaps_over_min, y->gaps_over_min);
+        assert_int_equal(x->gaps_over_min_ns, y->gaps_over_min_ns);
+        assert_int_equal(x->gap_count, 8);
+        assert_int_equal(y->gap_count, 8);
+        for (unsigned g = 0; g < x->gap_count; g++) {
+            assert_int_equal(x->gaps[g].gap_ns, y->gaps[g].gap_ns);
+            assert_int_equal(x->gaps[g].start_ns, y->gaps[g].start_ns);
+            assert_int_equal(x->gaps[g].before.start_ns, y->gaps[g].before.start_ns);
+            assert_int_equal(x->gaps[g].after.start_ns, y->gaps[g].after.start_ns);
+            assert_int_equal(x->gaps[g].before.end_ns, x->gaps[g].start_ns);
+            assert_int_equal(x->gaps[g].after.start_ns, x->gaps[g].end_ns);
+        }
+    }
+    attr_result_free(&ra);
+    attr_result_free(&rb);
+    device_model_free(a);
+    device_model_free(b);
+    free(a_doc);
+    free(b_doc);
+}
+
 static void small_dma_counts_packets_by_queue(void **state)
 {
     (void)state;
@@ -440,6 +510,7 @@ int main(void)
         cmocka_unit_test(source_groups_include_rows_without_source),
         cmocka_unit_test(source_grouping_abstains_without_locations),
         cmocka_unit_test(engine_time_is_summed_and_merged_with_gaps),
+        cmocka_unit_test(gap_walk_is_the_same_for_shuffled_instructions),
         cmocka_unit_test(small_dma_counts_packets_by_queue),
         cmocka_unit_test(bad_cursor_and_ranges_are_argument_errors),
         cmocka_unit_test(cancelled_before_the_scan_reports_cancelled),
