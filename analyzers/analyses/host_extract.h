@@ -12,7 +12,9 @@
  * Rows: system — every SM_SPANS row; framework — every event except metadata (ph M) and events without a
  * usable ts (counted by host_extract_counts). Row indices are table rows, so a cursor is stable.
  * Order: time = (start, row); duration / bytes = (value descending, start, row): a strict total order, so
- * the cursor (the last row shown) resumes exactly.
+ * the cursor (the last row shown) resumes exactly. With a memoized order of the sort (host_extract_order_build,
+ * kept with the model by tools/memo.h) a page is a slice of it, or one pass over the filter columns plus a
+ * walk of it; without one, every row is ranked through a bounded heap. The pages are the same.
  * Errors: -1 with nl_error: NL_ERR_ARGUMENT (field set: an engine value that is malformed or matches no
  * row, an empty glob, a negative or inverted window, a page size out of range, a cursor row out of range or
  * not a row of the kind), NL_ERR_NOMEM, NL_ERR_CANCELLED. */
@@ -64,17 +66,30 @@ typedef struct host_extract_filter {
     int64_t min_duration_ns;
 } host_extract_filter;
 
+/* Every timeline row of one source in one sort's order (row_order.h), built once per (model, sort). */
+typedef struct host_extract_order host_extract_order;
+
 typedef struct host_extract_request {
     host_extract_filter filter;
     host_extract_sort sort;
     size_t limit;            /* 1..EXTRACT_LIMIT_MAX */
     bool has_after;          /* resume after this row (the cursor) */
     size_t after_row;
+    const host_extract_order *order; /* nullable: host_extract_order_build(src, sort); NL_ERR_INTERNAL when it
+                                        was built for another kind, sort or table */
 } host_extract_request;
 
 /* Run the request. 0 with *out filled (free with extract_page_free), or -1 with err. */
 int host_extract_run(const host_extract_source *src, const host_extract_request *req, const atomic_int *cancel,
                      extract_page *out, nl_error *err) __attribute__((warn_unused_result));
+
+/* The order of every timeline row of src by `sort` (metadata and untimed framework events left out), for
+ * req->order. 0 with *out set (free with host_extract_order_free), or -1 with err (NL_ERR_ARGUMENT for an
+ * unknown sort, NL_ERR_NOMEM, NL_ERR_CANCELLED). Cost: 4 bytes per row (none when already in order). */
+int host_extract_order_build(const host_extract_source *src, host_extract_sort sort, const atomic_int *cancel,
+                             host_extract_order **out, nl_error *err) __attribute__((warn_unused_result));
+void host_extract_order_free(host_extract_order *o);
+size_t host_extract_order_bytes(const host_extract_order *o);
 
 /* When nothing matched: how many rows each set filter matches on its own (-1 for a filter not set). */
 enum { HOST_EXTRACT_F_ENGINE, HOST_EXTRACT_F_NAME, HOST_EXTRACT_F_WINDOW, HOST_EXTRACT_F_MIN_DURATION,

@@ -756,7 +756,7 @@ static int nj_hold(nj_reader *r, const nj_field *f, const json_stream_token *t)
     }
     r->held_tok[i] = *t;
     r->held_off[i] = r->held_used;
-    if (t->str) {
+    if (t->str && t->len) { /* an empty string has no bytes (and held_bytes may still be NULL) */
         memcpy(r->held_bytes + r->held_used, t->str, t->len);
         r->held_used += t->len;
     }
@@ -775,7 +775,7 @@ static int nj_apply_held(nj_reader *r)
         unsigned i = (unsigned)__builtin_ctzll(m);
         json_stream_token *copy = &r->held_tok[i];
         if (((r->held_copied >> i) & 1) && copy->str)
-            copy->str = r->held_bytes + r->held_off[i];
+            copy->str = copy->len ? r->held_bytes + r->held_off[i] : ""; /* "" keeps an empty string non-NULL */
         const json_stream_token *t = r->held[i];
         r->key_name = fields[i].name;
         if (nj_apply(r, &fields[i], t) != 0)

@@ -8,11 +8,14 @@ packets, active_time rows, a show-session dump with two CC-cores):
   - calls whose answer is ranked or paged from memos built by other calls (another metric, page size, cursor,
     CC-core, mapping) equal the answers of a fresh server that never built them;
   - concurrent first calls share one build and agree;
-  - a rewritten show-session dump is parsed again (the memo is keyed by size and mtime).
+  - a rewritten show-session dump is parsed again (the memo is keyed by size and mtime);
+  - trace-extract pages taken from the memoized row orders (every kind and sort, with and without filters,
+    through the cursor at several page sizes) equal the rows this test filters and sorts itself.
 Every result is validated against its tool's output schema. Run by meson (suite e2e) with NEURONLENS set
 to the built binary; stdlib only.
 """
 import copy
+import fnmatch
 import json
 import os
 import random
@@ -210,6 +213,61 @@ class WarmCallsIssue6(unittest.TestCase):
         with open(path, 'w') as f:
             f.write(make_dump(9))
         self.assertEqual(self.ok(s, 'collective-gaps', {'path': path, 'max_rows': 100})['total'], 9)
+
+
+    def test_trace_extract_pages_from_memoized_orders_equal_a_recomputation(self):
+        export = make_export()
+        s = self.session()
+        self.ok(s, 'summary', {'path': self.export})
+        cases = [('instruction', sort, f) for sort in ('time', 'duration', 'wait', 'bytes')
+                 for f in ({}, {'engine': 'tensor'}, {'opcode': 'mat*', 'source': 'ATTN.PY:1'},
+                           {'start_ns': 20000, 'end_ns': 60000}, {'min_duration_ns': 58}, {'min_wait_ns': 17})]
+        cases += [('dma', sort, f) for sort in ('time', 'duration', 'bytes')
+                  for f in ({}, {'engine': 'qB'}, {'min_duration_ns': 40})]
+        cases += [('semaphore', 'time', {}), ('semaphore', 'time', {'start_ns': 300, 'end_ns': 700})]
+        for kind, sort, filters in cases:
+            want = expected_rows(export, kind, sort, filters)
+            self.assertGreater(len(want), 0, (kind, sort, filters))
+            for max_rows in (7, 500):
+                rows, cursor = [], None
+                while True:
+                    args = dict(filters, path=self.export, kind=kind, sort=sort, max_rows=max_rows, columns=['row'])
+                    if cursor:
+                        args['cursor'] = cursor
+                    out = self.ok(s, 'trace-extract', args)
+                    self.assertEqual(out['total'], len(want), (kind, sort, filters))
+                    rows += [r[0] for r in out['rows']]
+                    cursor = out['next_cursor']
+                    if not cursor:
+                        break
+                self.assertEqual(rows, want, (kind, sort, filters, max_rows))
+
+
+def expected_rows(export, kind, sort, f):
+    """The row indices trace-extract must return, filtered and ordered here from the export's own values."""
+    records = export[{'instruction': 'instruction', 'dma': 'dma', 'semaphore': 'semaphore_update'}[kind]]
+    out = []
+    for row, r in enumerate(records):
+        start, dur = r['timestamp'], r.get('duration', 0)
+        end = start + max(dur, 0)
+        if kind == 'dma' and 'engine' in f and f['engine'] != r['subgroup'].split('-')[0]:
+            continue
+        if kind == 'instruction' and 'engine' in f and f['engine'].lower() not in (r['subgroup'].lower(), r['label'].lower()):
+            continue
+        if 'opcode' in f and not any(fnmatch.fnmatch(x.upper(), f['opcode'].upper())
+                                     for x in (r['opcode'], r.get('compiler_opcode', '')) if x):
+            continue
+        if 'source' in f and f['source'].lower() not in r.get('nki_source_location', '\0').lower():
+            continue
+        if 'start_ns' in f and not (start < f['end_ns'] and (end > f['start_ns'] or (end == start and start >= f['start_ns']))):
+            continue
+        if dur < f.get('min_duration_ns', 0) or r.get('evt_wait_time', 0) < f.get('min_wait_ns', 0):
+            continue
+        value = {'time': 0, 'duration': dur, 'wait': r.get('evt_wait_time', 0),
+                 'bytes': r.get('transfer_size', 0) + sum(r.get(k, 0) for k in (
+                     'hbm_read_bytes', 'hbm_write_bytes', 'sbuf_read_bytes', 'sbuf_write_bytes'))}[sort]
+        out.append((-value, start, row))
+    return [row for _, _, row in sorted(out)]
 
 
 if __name__ == '__main__':

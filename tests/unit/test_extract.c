@@ -1,14 +1,19 @@
 /* Unit tests for analyzers/analyses/extract on the handcrafted export in analysis_fixture.h: time order,
  * sorts with ties, cursors that resume exactly, windows (overlap, zero-length rows, instants), opcode globs,
- * engine/source/layer filters, per-kind argument errors, explanations of empty results, projection. */
+ * engine/source/layer filters, per-kind argument errors, explanations of empty results, projection. Every
+ * page is taken twice, ranked by extract and from a memoized order (extract_order_build), and must agree;
+ * on a generated export both are checked against a sort this file does itself. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "analysis_fixture.h"
 #include "extract.h"
@@ -28,15 +33,47 @@ static extract_request request(extract_kind kind, extract_sort sort, size_t limi
     return (extract_request){.kind = kind, .sort = sort, .limit = limit};
 }
 
-/* All rows of a request, page by page through the cursor; returns the count, rows in out[]. */
-static size_t all_pages(const device_model *m, extract_request req, size_t *out, size_t cap, uint64_t *total)
+static extract_order *order_of(const device_model *m, extract_kind kind, extract_sort sort)
 {
+    extract_order *o = NULL;
+    nl_error err;
+    if (extract_order_build(m, kind, sort, NULL, &o, &err))
+        fail_msg("extract_order_build: %s (%s)", err.message, err.field);
+    return o;
+}
+
+/* One page through both paths — ranked by extract itself, and taken from the memoized order — which must
+ * agree on every field; returns the first (free with extract_page_free). */
+static extract_page page_both_ways(const device_model *m, const extract_request *req, const extract_order *o)
+{
+    extract_page pg, po;
+    nl_error err;
+    extract_request with = *req;
+    with.order = o;
+    if (extract_run(m, req, NULL, &pg, &err) || extract_run(m, &with, NULL, &po, &err))
+        fail_msg("extract_run: %s (%s)", err.message, err.field);
+    assert_false(pg.ordered);
+    assert_true(po.ordered);
+    assert_int_equal(po.total, pg.total);
+    assert_int_equal(po.after_cursor, pg.after_cursor);
+    assert_int_equal(po.count, pg.count);
+    assert_int_equal(po.more, pg.more);
+    for (size_t i = 0; i < pg.count; i++)
+        if (po.rows[i] != pg.rows[i])
+            fail_msg("page position %zu: ordered row %zu, ranked row %zu", i, po.rows[i], pg.rows[i]);
+    extract_page_free(&po);
+    return pg;
+}
+
+/* All rows of a request, page by page through the cursor (at most max_pages pages); returns the count, rows
+ * in out[]. Every page is checked through both paths (page_both_ways). */
+static size_t all_pages_upto(const device_model *m, extract_request req, size_t max_pages, size_t *out, size_t cap,
+                             uint64_t *total)
+{
+    extract_order *o = order_of(m, req.kind, req.sort);
     size_t n = 0;
-    for (;;) {
-        extract_page pg;
-        nl_error err;
-        if (extract_run(m, &req, NULL, &pg, &err))
-            fail_msg("extract_run: %s (%s)", err.message, err.field);
+    for (size_t pages = 0; pages < max_pages; pages++) {
+        extract_page pg = page_both_ways(m, &req, o);
         *total = pg.total;
         for (size_t i = 0; i < pg.count && n < cap; i++)
             out[n++] = pg.rows[i];
@@ -47,8 +84,15 @@ static size_t all_pages(const device_model *m, extract_request req, size_t *out,
         }
         extract_page_free(&pg);
         if (!more)
-            return n;
+            break;
     }
+    extract_order_free(o);
+    return n;
+}
+
+static size_t all_pages(const device_model *m, extract_request req, size_t *out, size_t cap, uint64_t *total)
+{
+    return all_pages_upto(m, req, SIZE_MAX, out, cap, total);
 }
 
 static void expect_rows(const device_model *m, extract_request req, const size_t *want, size_t nwant)
@@ -306,6 +350,307 @@ static void projection_reads_typed_cells(void **state)
     device_model_free(m);
 }
 
+/* ---- memoized orders against a reference sort ------------------------------------------------------------
+ *
+ * A generated export (seeded, so a failure reproduces): instructions out of time order in places, with value
+ * ties; DMA transfers whose timestamps span 2^45 ns and sizes 2^30 B (together wider than 64 bits); semaphore
+ * updates. Every kind × sort × filter is paged through the cursor at several page sizes, through both paths,
+ * and compared with the rows this file filters and sorts itself from the generator's values. */
+
+#define GEN_INSTR 3000
+#define GEN_DMA 2000
+#define GEN_SEM 600
+
+static const char *const gen_engines[] = {"Tensor", "Vector", "Scalar", "GpSimd"};
+static const char *const gen_opcodes[] = {"MATMUL", "ACTIVATE", "COPY", "EVENT_SEMAPHORE", "NOP"};
+static const char *const gen_queues[] = {"qA-Q1-E0", "qB-Q2-E1", "qSync"};
+
+typedef struct gen_row {
+    int64_t ts, dur, wait;
+    uint64_t bytes;
+    const char *engine, *label, *opcode, *compiler, *source, *layer;
+} gen_row;
+
+typedef struct gen_export {
+    gen_row instr[GEN_INSTR], dma[GEN_DMA], sem[GEN_SEM];
+    char *json;
+    size_t len, cap;
+} gen_export;
+
+static uint64_t gen_rnd(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static void gen_put(gen_export *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void gen_put(gen_export *g, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int w = vsnprintf(g->json + g->len, g->cap - g->len, fmt, ap);
+        va_end(ap);
+        assert_true(w >= 0);
+        if ((size_t)w < g->cap - g->len) {
+            g->len += (size_t)w;
+            return;
+        }
+        g->cap = g->cap * 2 + (size_t)w;
+        g->json = realloc(g->json, g->cap);
+        assert_non_null(g->json);
+    }
+}
+
+static void gen_instruction(gen_export *g, uint64_t *s, size_t i)
+{
+    gen_row *r = &g->instr[i];
+    int64_t prev = i ? g->instr[i - 1].ts : 0;
+    r->ts = i % 97 == 50 ? prev - (int64_t)(gen_rnd(s) % 500) : prev + (int64_t)(gen_rnd(s) % 4); /* dips, ties */
+    if (r->ts < 0)
+        r->ts = 0;
+    r->dur = (int64_t)(gen_rnd(s) % 8 == 0 ? gen_rnd(s) % 100000 : gen_rnd(s) % 16);
+    r->wait = gen_rnd(s) % 100 == 0 ? (int64_t)(1 + gen_rnd(s) % 5000) : 0; /* sparse */
+    r->engine = gen_engines[gen_rnd(s) % 4];
+    r->label = i % 13 == 0 ? "TensorMatrix" : r->engine;
+    r->opcode = gen_opcodes[gen_rnd(s) % 5];
+    r->compiler = i % 11 == 0 ? "PSEUDO_DMA_TRIGGER" : "";
+    r->source = i % 3 ? (i % 2 ? "kernels/attn.py:12" : "kernels/mlp.py:40") : "";
+    r->layer = i % 5 ? (i % 7 ? "decoder.L1" : "decoder.L2") : "";
+    uint64_t parts[4] = {gen_rnd(s) % 3 ? 0 : gen_rnd(s) % 9000, gen_rnd(s) % 4 ? 0 : 4096, gen_rnd(s) % 5 ? 0 : 64, 0};
+    r->bytes = parts[0] + parts[1] + parts[2] + parts[3];
+    gen_put(g, "%s{\"timestamp\":%lld,\"duration\":%lld,\"evt_wait_time\":%lld,\"subgroup\":\"%s\",\"label\":\"%s\","
+            "\"opcode\":\"%s\",\"id\":%zu,\"hbm_read_bytes\":%llu,\"hbm_write_bytes\":%llu,\"sbuf_read_bytes\":%llu,"
+            "\"sbuf_write_bytes\":%llu", i ? "," : "", (long long)r->ts, (long long)r->dur, (long long)r->wait,
+            r->engine, r->label, r->opcode, i, (unsigned long long)parts[0], (unsigned long long)parts[1],
+            (unsigned long long)parts[2], (unsigned long long)parts[3]);
+    if (*r->compiler)
+        gen_put(g, ",\"compiler_opcode\":\"%s\"", r->compiler);
+    if (*r->source)
+        gen_put(g, ",\"nki_source_location\":\"%s\"", r->source);
+    if (*r->layer)
+        gen_put(g, ",\"layer\":\"%s\"", r->layer);
+    gen_put(g, "}");
+}
+
+static void gen_dma(gen_export *g, uint64_t *s, size_t i)
+{
+    gen_row *r = &g->dma[i];
+    r->ts = (int64_t)(gen_rnd(s) % ((uint64_t)1 << 45));
+    if (i % 50 == 7)
+        r->ts = g->dma[i - 1].ts; /* timestamp ties */
+    r->dur = (int64_t)(gen_rnd(s) % 3000);
+    r->bytes = i % 9 == 0 ? 4096 : gen_rnd(s) % ((uint64_t)1 << 30);
+    r->engine = r->label = gen_queues[gen_rnd(s) % 3];
+    gen_put(g, "%s{\"timestamp\":%lld,\"duration\":%lld,\"transfer_size\":%llu,\"subgroup\":\"%s\",\"queue_type\":"
+            "\"data\",\"variable\":\"w\",\"aggregated\":\"no\",\"id\":%zu}", i ? "," : "", (long long)r->ts,
+            (long long)r->dur, (unsigned long long)r->bytes, r->engine, 100000 + i);
+}
+
+static gen_export *gen_new(void)
+{
+    gen_export *g = calloc(1, sizeof *g);
+    assert_non_null(g);
+    uint64_t s = 0x2545f4914f6cdd1dull;
+    gen_put(g, "{\"metadata\":[{\"first_hw_timestamp\":0}],\"instruction\":[");
+    for (size_t i = 0; i < GEN_INSTR; i++)
+        gen_instruction(g, &s, i);
+    gen_put(g, "],\"dma\":[");
+    for (size_t i = 0; i < GEN_DMA; i++)
+        gen_dma(g, &s, i);
+    gen_put(g, "],\"semaphore_update\":[");
+    for (size_t i = 0; i < GEN_SEM; i++) {
+        g->sem[i].ts = (int64_t)(gen_rnd(&s) % 100000);
+        gen_put(g, "%s{\"id\":\"%zu\",\"value\":%zu,\"timestamp\":%lld}", i ? "," : "", i % 4, i, (long long)g->sem[i].ts);
+    }
+    gen_put(g, "]}");
+    return g;
+}
+
+static bool gen_window(const extract_filter *f, int64_t s, int64_t dur)
+{
+    int64_t a = f->has_start ? f->start_ns : INT64_MIN, b = f->has_end ? f->end_ns : INT64_MAX;
+    int64_t e = dur > 0 ? s + dur : s;
+    if (a == b)
+        return s <= a && (e > a || s == a);
+    return s < b && (e > a || (e == s && s >= a));
+}
+
+static bool gen_glob(const char *glob, const char *s)
+{
+    return *s && !fnmatch(glob, s, FNM_CASEFOLD);
+}
+
+/* The filters as extract.h words them, on the generator's values. */
+static bool gen_matches(const gen_row *r, const extract_filter *f)
+{
+    if (f->engine && strcasecmp(f->engine, r->engine) && strcasecmp(f->engine, r->label))
+        return false;
+    if (f->opcode_glob && !gen_glob(f->opcode_glob, r->opcode) && !gen_glob(f->opcode_glob, r->compiler))
+        return false;
+    if ((f->has_start || f->has_end) && !gen_window(f, r->ts, r->dur))
+        return false;
+    if (f->source && !(*r->source && strcasestr(r->source, f->source)))
+        return false;
+    if (f->layer && !(*r->layer && strcasestr(r->layer, f->layer)))
+        return false;
+    return r->dur >= f->min_duration_ns && r->wait >= f->min_wait_ns;
+}
+
+typedef struct gen_key {
+    int64_t value, ts;
+    size_t row;
+} gen_key;
+
+static int gen_key_cmp(const void *pa, const void *pb)
+{
+    const gen_key *a = pa, *b = pb;
+    if (a->value != b->value)
+        return a->value > b->value ? -1 : 1;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    return (a->row > b->row) - (a->row < b->row);
+}
+
+/* The rows a request must return, in order; returns their count. */
+static size_t gen_reference(const gen_export *g, const extract_request *req, size_t *out)
+{
+    const gen_row *rows = req->kind == EXTRACT_INSTRUCTION ? g->instr : req->kind == EXTRACT_DMA ? g->dma : g->sem;
+    size_t n = req->kind == EXTRACT_INSTRUCTION ? GEN_INSTR : req->kind == EXTRACT_DMA ? GEN_DMA : GEN_SEM, k = 0;
+    gen_key *keys = malloc(n * sizeof *keys);
+    assert_non_null(keys);
+    for (size_t r = 0; r < n; r++) {
+        if (!gen_matches(&rows[r], &req->filter))
+            continue;
+        int64_t v = req->sort == EXTRACT_SORT_DURATION ? rows[r].dur : req->sort == EXTRACT_SORT_WAIT ? rows[r].wait
+                  : req->sort == EXTRACT_SORT_BYTES ? (int64_t)rows[r].bytes : 0;
+        keys[k++] = (gen_key){v, rows[r].ts, r};
+    }
+    qsort(keys, k, sizeof *keys, gen_key_cmp);
+    for (size_t i = 0; i < k; i++)
+        out[i] = keys[i].row;
+    free(keys);
+    return k;
+}
+
+static void expect_reference_pages(const device_model *m, const gen_export *g, extract_request req)
+{
+    static size_t want[GEN_INSTR], got[GEN_INSTR];
+    size_t nwant = gen_reference(g, &req, want);
+    const size_t limits[] = {1, 37, EXTRACT_LIMIT_MAX};
+    for (size_t l = 0; l < sizeof limits / sizeof limits[0]; l++) {
+        req.limit = limits[l];
+        size_t max_pages = limits[l] == 1 ? 40 : SIZE_MAX; /* one row a page: the first 40 are enough */
+        uint64_t total = 0;
+        size_t n = all_pages_upto(m, req, max_pages, got, GEN_INSTR, &total);
+        assert_int_equal(total, nwant);
+        assert_int_equal(n, limits[l] == 1 && nwant > 40 ? 40 : nwant);
+        for (size_t i = 0; i < n; i++)
+            if (got[i] != want[i])
+                fail_msg("%s by %s, page size %zu, position %zu: row %zu, expected %zu", extract_kind_name(req.kind),
+                         extract_sort_name(req.sort), limits[l], i, got[i], want[i]);
+    }
+}
+
+static void memoized_orders_page_like_a_reference_sort(void **state)
+{
+    (void)state;
+    gen_export *g = gen_new();
+    device_model *m = NULL;
+    nl_error err;
+    if (neuron_json_read_mem(g->json, g->len, "generated.json", NULL, &m, &err))
+        fail_msg("generated export does not read: %s (%s)", err.message, err.field);
+    const extract_sort instr_sorts[] = {EXTRACT_SORT_TIME, EXTRACT_SORT_DURATION, EXTRACT_SORT_WAIT, EXTRACT_SORT_BYTES};
+    extract_filter filters[] = {
+        {0},
+        {.engine = "tensor"},                                      /* dense: walks the order */
+        {.engine = "TensorMatrix"},                                /* a label, 1 row in 13 */
+        {.opcode_glob = "*dma*"},                                  /* compiler opcodes */
+        {.opcode_glob = "MAT?UL", .source = "ATTN", .layer = "l1"},
+        {.has_start = true, .has_end = true, .start_ns = 900, .end_ns = 2500},
+        {.has_start = true, .has_end = true, .start_ns = 1500, .end_ns = 1500},
+        {.min_duration_ns = 50000},
+        {.min_wait_ns = 1},                                        /* sparse: ranks its matches itself */
+        {.engine = "vector", .min_duration_ns = 1, .has_start = true, .start_ns = 3000},
+    };
+    for (size_t s = 0; s < sizeof instr_sorts / sizeof instr_sorts[0]; s++)
+        for (size_t f = 0; f < sizeof filters / sizeof filters[0]; f++) {
+            extract_request req = request(EXTRACT_INSTRUCTION, instr_sorts[s], 1);
+            req.filter = filters[f];
+            expect_reference_pages(m, g, req);
+        }
+    const extract_sort dma_sorts[] = {EXTRACT_SORT_TIME, EXTRACT_SORT_DURATION, EXTRACT_SORT_BYTES};
+    const extract_filter dma_filters[] = {{0}, {.engine = "qSync"}, {.min_duration_ns = 2990},
+                                          {.has_start = true, .start_ns = (int64_t)1 << 44}};
+    for (size_t s = 0; s < sizeof dma_sorts / sizeof dma_sorts[0]; s++)
+        for (size_t f = 0; f < sizeof dma_filters / sizeof dma_filters[0]; f++) {
+            extract_request req = request(EXTRACT_DMA, dma_sorts[s], 1);
+            req.filter = dma_filters[f];
+            expect_reference_pages(m, g, req);
+        }
+    extract_request sem = request(EXTRACT_SEMAPHORE, EXTRACT_SORT_TIME, 1);
+    expect_reference_pages(m, g, sem);
+    sem.filter.has_start = sem.filter.has_end = true;
+    sem.filter.start_ns = 20000;
+    sem.filter.end_ns = 30000;
+    expect_reference_pages(m, g, sem);
+    device_model_free(m);
+    free(g->json);
+    free(g);
+}
+
+/* What the memos cost: 4 bytes per row for an order that sorts, next to nothing for a table already in order. */
+static void an_order_costs_four_bytes_a_row_unless_the_table_is_in_order(void **state)
+{
+    (void)state;
+    gen_export *g = gen_new();
+    device_model *m = NULL;
+    nl_error err;
+    if (neuron_json_read_mem(g->json, g->len, "generated.json", NULL, &m, &err))
+        fail_msg("generated export does not read: %s (%s)", err.message, err.field);
+    extract_order *o = order_of(m, EXTRACT_INSTRUCTION, EXTRACT_SORT_DURATION);
+    assert_true(extract_order_bytes(o) >= GEN_INSTR * sizeof(uint32_t));
+    assert_true(extract_order_bytes(o) < GEN_INSTR * sizeof(uint32_t) + 128);
+    extract_order_free(o);
+    device_model *ordered = load(fixture_export); /* instructions in time order */
+    o = order_of(ordered, EXTRACT_INSTRUCTION, EXTRACT_SORT_TIME);
+    assert_true(extract_order_bytes(o) < 128);
+    extract_order_free(o);
+    device_model_free(ordered);
+    device_model_free(m);
+    free(g->json);
+    free(g);
+}
+
+static void an_order_answers_only_the_request_it_was_built_for(void **state)
+{
+    (void)state;
+    device_model *m = load(fixture_export);
+    extract_order *o = order_of(m, EXTRACT_INSTRUCTION, EXTRACT_SORT_DURATION);
+    extract_request req = request(EXTRACT_INSTRUCTION, EXTRACT_SORT_WAIT, 5);
+    req.order = o;
+    error_field(m, &req, NL_ERR_INTERNAL, NULL);
+    req = request(EXTRACT_DMA, EXTRACT_SORT_DURATION, 5);
+    req.order = o;
+    error_field(m, &req, NL_ERR_INTERNAL, NULL);
+    extract_order_free(o);
+    extract_order *bad = (extract_order *)m;
+    nl_error err;
+    memset(&err, 0x5a, sizeof err);
+    assert_int_equal(extract_order_build(m, EXTRACT_DMA, EXTRACT_SORT_WAIT, NULL, &bad, &err), -1);
+    assert_int_equal(err.code, NL_ERR_ARGUMENT);
+    assert_string_equal(err.field, "sort");
+    assert_null(bad);
+    assert_int_equal(extract_order_build(m, EXTRACT_COLLECTIVE, EXTRACT_SORT_TIME, NULL, &bad, &err), -1);
+    assert_int_equal(err.code, NL_ERR_UNSUPPORTED);
+    atomic_int cancel = 1;
+    assert_int_equal(extract_order_build(m, EXTRACT_DMA, EXTRACT_SORT_BYTES, &cancel, &bad, &err), -1);
+    assert_int_equal(err.code, NL_ERR_CANCELLED);
+    device_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +664,9 @@ int main(void)
         cmocka_unit_test(filters_matching_nothing_are_explained),
         cmocka_unit_test(bad_requests_name_the_argument),
         cmocka_unit_test(projection_reads_typed_cells),
+        cmocka_unit_test(memoized_orders_page_like_a_reference_sort),
+        cmocka_unit_test(an_order_costs_four_bytes_a_row_unless_the_table_is_in_order),
+        cmocka_unit_test(an_order_answers_only_the_request_it_was_built_for),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,11 +1,15 @@
 /* Unit tests for analyzers/analyses/host_extract (trace-extract kinds system and framework) and
  * analyzers/analyses/gaps_host (collective-gaps inputs from host-side timelines), on small handcrafted
- * inputs whose answers are worked out in the comments. Framework times: base 1e12 ns + ts µs × 1000. */
+ * inputs whose answers are worked out in the comments. Framework times: base 1e12 ns + ts µs × 1000. Every
+ * page is taken twice, ranked by host_extract and from a memoized order, and must agree; on a generated
+ * trace both are checked against a sort this file does itself. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include <fnmatch.h>
 
 #include "gaps_host.h"
 #include "host_extract.h"
@@ -28,12 +32,35 @@ static const char *const TRACE =
     "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"untimed\",\"pid\":1,\"tid\":1}"
     "]}";
 
+/* One page ranked by host_extract and one taken from a memoized order of the sort (host_extract_order_build):
+ * they must agree on every field. Returns the first (free with extract_page_free). */
+static extract_page page_both_ways(const host_extract_source *src, const host_extract_request *req)
+{
+    extract_page pg, po;
+    nl_error err;
+    host_extract_order *o = NULL;
+    if (host_extract_order_build(src, req->sort, NULL, &o, &err) != 0)
+        fail_msg("order build failed: %s (%s)", err.message, err.field);
+    host_extract_request with = *req;
+    with.order = o;
+    if (host_extract_run(src, req, NULL, &pg, &err) != 0 || host_extract_run(src, &with, NULL, &po, &err) != 0)
+        fail_msg("extract failed: %s (%s)", err.message, err.field);
+    assert_false(pg.ordered);
+    assert_true(po.ordered);
+    assert_int_equal(po.total, pg.total);
+    assert_int_equal(po.after_cursor, pg.after_cursor);
+    assert_int_equal(po.count, pg.count);
+    assert_int_equal(po.more, pg.more);
+    if (pg.count)
+        assert_memory_equal(po.rows, pg.rows, pg.count * sizeof *pg.rows);
+    extract_page_free(&po);
+    host_extract_order_free(o);
+    return pg;
+}
+
 static size_t run(const host_extract_source *src, host_extract_request *req, size_t *rows, size_t cap)
 {
-    extract_page pg;
-    nl_error err;
-    if (host_extract_run(src, req, NULL, &pg, &err) != 0)
-        fail_msg("extract failed: %s (%s)", err.message, err.field);
+    extract_page pg = page_both_ways(src, req);
     size_t n = pg.count < cap ? pg.count : cap;
     memcpy(rows, pg.rows, n * sizeof *rows);
     size_t total = (size_t)pg.total;
@@ -83,9 +110,7 @@ static void framework_pages_by_duration_concatenate_through_the_cursor(void **st
     host_extract_request req = {.sort = HOST_EXTRACT_SORT_DURATION, .limit = 2};
     size_t got[6], n = 0, page[2];
     for (int i = 0; i < 3; i++) {
-        extract_page pg;
-        nl_error err;
-        assert_int_equal(host_extract_run(&src, &req, NULL, &pg, &err), 0);
+        extract_page pg = page_both_ways(&src, &req);
         assert_int_equal(pg.total, 5);
         memcpy(page, pg.rows, pg.count * sizeof *page);
         memcpy(got + n, page, pg.count * sizeof *page);
@@ -436,6 +461,213 @@ static void collective_annotation_names(void **state)
             fail_msg("%s: expected %d", cases[i].name, cases[i].yes);
 }
 
+/* ---- memoized orders against a reference sort ------------------------------------------------------------
+ *
+ * A generated trace (seeded): metadata events and events without ts among X and instant events, timestamps
+ * out of order spanning ~2^41 ns, durations up to ~2^25 ns (together wider than 64 bits), byte counts on some.
+ * Each sort × filter is paged through the cursor and compared with this file's own filter and sort. */
+
+#define GEN_EVENTS 2500
+
+static const char *const gen_names[] = {"aten::mm", "aten::add", "ncclKernel_AllReduce", "Memcpy HtoD", "mark"};
+
+typedef struct gen_event {
+    bool eligible;
+    int pid;
+    const char *name;
+    int64_t start, end;
+    uint64_t bytes;
+} gen_event;
+
+static uint64_t gen_rnd(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* One event as JSON at out (cap bytes) and its expected values in *e. */
+static int gen_event_json(uint64_t *s, size_t i, gen_event *e, char *out, size_t cap)
+{
+    e->pid = (int)(gen_rnd(s) % 2);
+    e->name = gen_names[gen_rnd(s) % 5];
+    e->bytes = i % 6 == 0 ? gen_rnd(s) % ((uint64_t)1 << 30) : 0;
+    uint64_t ts = gen_rnd(s) % ((uint64_t)1 << 31), dur = gen_rnd(s) % 4 ? gen_rnd(s) % 300 : gen_rnd(s) % 33000;
+    e->start = BASE + (int64_t)ts * 1000;
+    const char *sep = i ? "," : "";
+    if (i % 40 == 3) {
+        e->eligible = false;
+        return snprintf(out, cap, "%s{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%zu,\"args\":"
+                        "{\"name\":\"t\"}}", sep, e->pid, i % 3);
+    }
+    if (i % 57 == 5) {
+        e->eligible = false;
+        return snprintf(out, cap, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":%d,\"tid\":%zu}", sep,
+                        e->name, e->pid, i % 3);
+    }
+    e->eligible = true;
+    if (i % 9 == 4) { /* an instant */
+        e->end = e->start;
+        return snprintf(out, cap, "%s{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"name\":\"%s\",\"pid\":%d,\"tid\":%zu,"
+                        "\"ts\":%llu,\"s\":\"t\"}", sep, e->name, e->pid, i % 3, (unsigned long long)ts);
+    }
+    e->end = e->start + (int64_t)dur * 1000;
+    int w = snprintf(out, cap, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":%d,\"tid\":%zu,\"ts\":%llu,"
+                     "\"dur\":%llu", sep, e->name, e->pid, i % 3, (unsigned long long)ts, (unsigned long long)dur);
+    if (e->bytes)
+        w += snprintf(out + w, cap - (size_t)w, ",\"args\":{\"bytes\":%llu}", (unsigned long long)e->bytes);
+    return w + snprintf(out + w, cap - (size_t)w, "}");
+}
+
+static char *gen_trace(gen_event *ev)
+{
+    size_t cap = GEN_EVENTS * 200 + 256, used = 0;
+    char *doc = malloc(cap);
+    assert_non_null(doc);
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    used += (size_t)snprintf(doc, cap, "{\"baseTimeNanoseconds\": 1000000000000, \"traceEvents\": [");
+    for (size_t i = 0; i < GEN_EVENTS; i++)
+        used += (size_t)gen_event_json(&s, i, &ev[i], doc + used, cap - used);
+    snprintf(doc + used, cap - used, "]}");
+    return doc;
+}
+
+static bool gen_matches(const gen_event *e, const host_extract_filter *f)
+{
+    if (!e->eligible)
+        return false;
+    if (f->engine && e->pid != 1) /* the tests filter "pid:1" only */
+        return false;
+    if (f->name_glob && fnmatch(f->name_glob, e->name, FNM_CASEFOLD))
+        return false;
+    int64_t a = f->has_start ? f->start_ns : INT64_MIN, b = f->has_end ? f->end_ns : INT64_MAX;
+    if ((f->has_start || f->has_end) && !(a == b ? e->start <= a && (e->end > a || e->start == a)
+                                                 : e->start < b && (e->end > a || (e->end == e->start && e->start >= a))))
+        return false;
+    return e->end - e->start >= f->min_duration_ns;
+}
+
+typedef struct gen_key {
+    int64_t value, ts;
+    size_t row;
+} gen_key;
+
+static int gen_key_cmp(const void *pa, const void *pb)
+{
+    const gen_key *a = pa, *b = pb;
+    if (a->value != b->value)
+        return a->value > b->value ? -1 : 1;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    return (a->row > b->row) - (a->row < b->row);
+}
+
+static size_t gen_reference(const gen_event *ev, const host_extract_request *req, size_t *out)
+{
+    gen_key keys[GEN_EVENTS];
+    size_t k = 0;
+    for (size_t r = 0; r < GEN_EVENTS; r++) {
+        if (!gen_matches(&ev[r], &req->filter))
+            continue;
+        int64_t v = req->sort == HOST_EXTRACT_SORT_DURATION ? ev[r].end - ev[r].start
+                  : req->sort == HOST_EXTRACT_SORT_BYTES ? (int64_t)ev[r].bytes : 0;
+        keys[k++] = (gen_key){v, ev[r].start, r};
+    }
+    qsort(keys, k, sizeof *keys, gen_key_cmp);
+    for (size_t i = 0; i < k; i++)
+        out[i] = keys[i].row;
+    return k;
+}
+
+static void expect_reference_pages(const host_extract_source *src, const gen_event *ev, host_extract_request req)
+{
+    static size_t want[GEN_EVENTS];
+    size_t nwant = gen_reference(ev, &req, want), n = 0;
+    assert_true(nwant > 0);
+    for (;;) {
+        extract_page pg = page_both_ways(src, &req);
+        assert_int_equal(pg.total, nwant);
+        for (size_t i = 0; i < pg.count; i++, n++)
+            if (n >= nwant || pg.rows[i] != want[n])
+                fail_msg("sort %s, page size %zu, position %zu: row %zu, expected %zu", host_extract_sort_name(req.sort),
+                         req.limit, n, pg.rows[i], n < nwant ? want[n] : SIZE_MAX);
+        bool more = pg.more;
+        if (pg.count) {
+            req.has_after = true;
+            req.after_row = pg.rows[pg.count - 1];
+        }
+        extract_page_free(&pg);
+        if (!more)
+            break;
+    }
+    assert_int_equal(n, nwant);
+}
+
+static void framework_orders_page_like_a_reference_sort(void **state)
+{
+    (void)state;
+    static gen_event ev[GEN_EVENTS];
+    char *doc = gen_trace(ev);
+    framework_model *m = hs_trace(doc);
+    host_extract_source src = {HOST_EXTRACT_FRAMEWORK, NULL, m};
+    const host_extract_filter filters[] = {
+        {0},
+        {.engine = "pid:1"},
+        {.name_glob = "ATEN::*"},
+        {.has_start = true, .has_end = true, .start_ns = BASE + 500000000000LL, .end_ns = BASE + 900000000000LL},
+        {.min_duration_ns = 20000000},                   /* sparse among 2500 */
+        {.engine = "pid:1", .name_glob = "mark", .has_start = true, .start_ns = BASE + 1000000000000LL},
+    };
+    const size_t limits[] = {7, EXTRACT_LIMIT_MAX};
+    for (int s = 0; s < HOST_EXTRACT_SORT_COUNT; s++)
+        for (size_t f = 0; f < sizeof filters / sizeof filters[0]; f++)
+            for (size_t l = 0; l < sizeof limits / sizeof limits[0]; l++) {
+                host_extract_request req = {.sort = (host_extract_sort)s, .limit = limits[l], .filter = filters[f]};
+                expect_reference_pages(&src, ev, req);
+            }
+    host_extract_order *o = NULL;
+    nl_error err;
+    assert_int_equal(host_extract_order_build(&src, HOST_EXTRACT_SORT_DURATION, NULL, &o, &err), 0);
+    size_t eligible = 0;
+    for (size_t r = 0; r < GEN_EVENTS; r++)
+        eligible += ev[r].eligible;
+    assert_true(host_extract_order_bytes(o) >= eligible * sizeof(uint32_t)); /* 4 bytes a timeline row */
+    assert_true(host_extract_order_bytes(o) < eligible * sizeof(uint32_t) + 128);
+    host_extract_request req = {.sort = HOST_EXTRACT_SORT_TIME, .limit = 5, .order = o};
+    extract_page pg;
+    memset(&err, 0x5a, sizeof err);
+    assert_int_equal(host_extract_run(&src, &req, NULL, &pg, &err), -1); /* built for another sort */
+    assert_int_equal(err.code, NL_ERR_INTERNAL);
+    host_extract_order_free(o);
+    framework_model_free(m);
+    free(doc);
+}
+
+/* The system spans through both paths, each sort, through the cursor one row at a time. */
+static void system_orders_page_like_the_ranked_pages(void **state)
+{
+    (void)state;
+    hs_capture cap;
+    system_model *m = capture(&cap);
+    host_extract_source src = {HOST_EXTRACT_SYSTEM, m, NULL};
+    for (int s = 0; s < HOST_EXTRACT_SORT_COUNT; s++) {
+        host_extract_request req = {.sort = (host_extract_sort)s, .limit = 1};
+        size_t n = 0;
+        for (bool more = true; more; n++) {
+            extract_page pg = page_both_ways(&src, &req);
+            assert_int_equal(pg.total, 8);
+            more = pg.more;
+            req.has_after = true;
+            req.after_row = pg.rows[0];
+            extract_page_free(&pg);
+        }
+        assert_int_equal(n, 8);
+    }
+    system_model_free(m);
+    hs_remove(&cap);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -453,6 +685,8 @@ int main(void)
         cmocka_unit_test(framework_prefers_device_comm_kernels_over_host_annotations),
         cmocka_unit_test(framework_host_annotations_lane_by_tid_or_thread_index),
         cmocka_unit_test(collective_annotation_names),
+        cmocka_unit_test(framework_orders_page_like_a_reference_sort),
+        cmocka_unit_test(system_orders_page_like_the_ranked_pages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

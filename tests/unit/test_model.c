@@ -171,6 +171,14 @@ static void table_spans_segments_and_reads_ranges(void **state)
         assert_int_equal(out[i].s, (n - 40 + i) % 17);
     table_read(t, 2, 5, 1, out);
     assert_true(out[0].d == 1.25);
+    uint32_t *codes = malloc(n * sizeof *codes); /* dictionary codes in ranges, as table_code reads them */
+    table_read_codes(t, 3, TABLE_SEG_ROWS - 30, 2 * TABLE_SEG_ROWS + 60, codes);
+    for (size_t i = 0; i < 2 * TABLE_SEG_ROWS + 60; i++)
+        assert_int_equal(codes[i], table_code(t, 3, TABLE_SEG_ROWS - 30 + i));
+    assert_int_equal(codes[30], table_code(t, 3, TABLE_SEG_ROWS));
+    table_read_codes(t, 3, n - 1, 1, codes);
+    assert_int_equal(table_dict_id(t, 3, codes[0]), (n - 1) % 17);
+    free(codes);
     /* small values stay narrow: about 4 bytes per timestamp-like INT cell, 1 per small string code */
     assert_true(table_column_bytes(t, 0) <= 4 * (n + TABLE_SEG_ROWS));
     assert_true(table_column_bytes(t, 3) <= n + TABLE_SEG_ROWS);

@@ -89,6 +89,8 @@ static char *gen_export(size_t n, uint64_t seed, int pretty, size_t *len)
                  i ? sep : "", (unsigned long long)(1000 + i * 7), (unsigned long long)(r % 500),
                  (unsigned long long)(r >> 1), opcodes[r % 5], tricky[(r >> 8) % TRICKY_N],
                  (unsigned long long)((r >> 16) % (i / 50 + 2)));
+        if (r % 6 == 1)
+            text_add(&t, ",\"layer\":\"\""); /* an empty string held by the token path */
         if (r % 3 == 0)
             text_add(&t, ",\"hlo_attrs\":\"[{\\\"source_file\\\":\\\"f%llu.py\\\",\\\"source_line\\\":\\\"%llu\\\"}]\"",
                      (unsigned long long)(r % 7), (unsigned long long)(r % 13));
