@@ -1,6 +1,8 @@
 /* nl-gen-profile — the command-line front end of nlgen (gen_profile.h): deterministic synthetic AWS Neuron
  * profiles for neuronlens tests, the demo and scale benchmarks. Everything it writes is labelled
- * synthetic; nothing comes from a real device.
+ * synthetic; nothing comes from a real device. Like the real exports (written from Go maps), every export
+ * record lists its keys in its own seeded order, and the arrays too: readers are slower on that than on one
+ * fixed order (neuronlens ~65%), so benchmarks need it (bench/README.md "Key order").
  *
  *   nl-gen-profile --out DIR [--seed N] [--layers N] [--cores N] [--instructions-per-layer N]
  *                  [--target-bytes SIZE] [--warmup-factor F] [--outlier-factor F] [--missing-dge]

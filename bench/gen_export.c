@@ -2,8 +2,15 @@
  *
  * File layout: one compact JSON object on one line, like the real exports; each value is an array of
  * flat records. The first key is always `neuronlens_synthetic` (an array unknown to real tools, marking
- * the file as generated); the 21 arrays of the real exports follow in an order rotated per core, because
- * real exports do not keep one key order either.
+ * the file as generated, so `head -c 200` of any export shows it, its own keys in written order); the 21
+ * arrays of the real exports follow in a seeded random order per core, and every record (singletons like
+ * metadata, summary and neff_header included) lists its members in its own seeded random order: the real
+ * exports are written from Go maps, so neither the arrays nor the keys of a record keep one order there
+ * (all 129 instruction and 228 dma records of profile_128x128x1024.json differ), and a reader's speed
+ * depends on it (neuronlens reads the same data ~65% slower with shuffled keys than in one fixed order).
+ * Both orders follow Go's map iteration (gen_export_order.c) on the rng stream GEN_WR_STREAM_EXPORT(nc)
+ * of --seed: the same arguments give the same bytes, a capture's rank copies of an export are identical,
+ * and no value changes (expected.json is the same as with fixed orders).
  *
  * Consistency the readers can rely on (all derived from gen_stats, see gen_stats.c for definitions):
  * - metadata.last_hw_timestamp − first_hw_timestamp (0) = summary.total_time × 1e9 (exactly; total_time is
@@ -283,7 +290,7 @@ static void gen_arr_synthetic(gen_wr *w)
     GEN_KI(w, "cores", c->params->cores);
     GEN_KU(w, "instructions_per_layer", c->params->ipl);
     GEN_KL(w, "ground_truth", "expected.json");
-    gen_wr_end(w);
+    gen_wr_end_in_order(w);
 }
 
 /* RFC 3339 time on a 1970 base, as the real exports write relative times ("1970-01-01T00:00:00.00186947Z"). */
@@ -613,19 +620,45 @@ static void gen_node_weight(gen_wr *w, unsigned i)
     gen_wr_end(w);
 }
 
+/* The fixed neff_node records: the subgraph node, the two inputs and the output. */
+typedef struct gen_node_io {
+    const char *name, *type, *format, *shape, *size;
+} gen_node_io;
+
+static const gen_node_io gen_node_ios[] = {
+    {"input_ids", "IN", "NC", "[1 1024]", "4096"},
+    {"position_ids", "IN", "NC", "[1 1024]", "4096"},
+    {"logits", "OUT", "NC", "[1 65536]", "262144"},
+};
+
+static void gen_node_io_record(gen_wr *w, const gen_node_io *n)
+{
+    gen_wr_begin(w);
+    GEN_KR(w, "variable_name", n->name);
+    GEN_KR(w, "type", n->type);
+    GEN_KR(w, "format", n->format);
+    GEN_KR(w, "shape", n->shape);
+    GEN_KR(w, "size", n->size);
+    GEN_KL(w, "sg_name", "");
+    gen_wr_end(w);
+}
+
 static void gen_arr_neff_node(gen_wr *w)
 {
-    gen_out *o = w->o;
-    GEN_OUT_LIT(o, "{\"variable_name\":\"\",\"type\":\"\",\"format\":\"\",\"shape\":\"\",\"node\":\"2\","
-                   "\"sg_name\":\"sg00\"},"
-                   "{\"variable_name\":\"input_ids\",\"type\":\"IN\",\"format\":\"NC\",\"shape\":\"[1 1024]\","
-                   "\"size\":\"4096\",\"sg_name\":\"\"},"
-                   "{\"variable_name\":\"position_ids\",\"type\":\"IN\",\"format\":\"NC\",\"shape\":\"[1 1024]\","
-                   "\"size\":\"4096\",\"sg_name\":\"\"},"
-                   "{\"variable_name\":\"logits\",\"type\":\"OUT\",\"format\":\"NC\",\"shape\":\"[1 65536]\","
-                   "\"size\":\"262144\",\"sg_name\":\"\"}");
+    gen_wr_begin(w);
+    GEN_KL(w, "variable_name", "");
+    GEN_KL(w, "type", "");
+    GEN_KL(w, "format", "");
+    GEN_KL(w, "shape", "");
+    GEN_KL(w, "node", "2");
+    GEN_KL(w, "sg_name", "sg00");
+    gen_wr_end(w);
+    for (size_t i = 0; i < sizeof gen_node_ios / sizeof gen_node_ios[0]; i++) {
+        gen_out_ch(w->o, ',');
+        gen_node_io_record(w, &gen_node_ios[i]);
+    }
     for (unsigned i = 0; i < w->c->n_weights; i++) {
-        gen_out_ch(o, ',');
+        gen_out_ch(w->o, ',');
         gen_node_weight(w, i);
     }
 }
@@ -726,7 +759,7 @@ typedef struct gen_array {
     void (*write)(gen_wr *w);
 } gen_array;
 
-/* The 21 arrays of the real exports (formats.md §4.1, x136 order); rotated per core when written. */
+/* The 21 arrays of the real exports (formats.md §4.1, x136 order); shuffled per core when written. */
 static const gen_array gen_arrays[] = {
     {"metadata", gen_arr_metadata},
     {"warnings", gen_arr_warnings},
@@ -766,12 +799,14 @@ int gen_export_write(const gen_core *core, const char *path, uint64_t *bytes, ge
     gen_out o;
     if (gen_out_open(&o, path, err) != 0)
         return -1;
-    gen_wr w = {.o = &o, .c = core};
+    gen_wr w;
+    gen_wr_init(&w, &o, core, GEN_WR_STREAM_EXPORT(core->nc));
+    uint16_t order[GEN_ARRAY_COUNT];
+    gen_wr_map_order(&w, order, GEN_ARRAY_COUNT);
     gen_out_ch(&o, '{');
     gen_write_array(&w, "neuronlens_synthetic", gen_arr_synthetic);
-    size_t rot = (size_t)core->nc * 5 % GEN_ARRAY_COUNT;
     for (size_t i = 0; i < GEN_ARRAY_COUNT; i++) {
-        const gen_array *a = &gen_arrays[(i + rot) % GEN_ARRAY_COUNT];
+        const gen_array *a = &gen_arrays[order[i]];
         gen_out_ch(&o, ',');
         gen_write_array(&w, a->name, a->write);
     }
@@ -786,7 +821,8 @@ int gen_export_summary_json(const gen_core *core, const char *path, gen_err *err
     gen_out o;
     if (gen_out_open(&o, path, err) != 0)
         return -1;
-    gen_wr w = {.o = &o, .c = core};
+    gen_wr w;
+    gen_wr_init(&w, &o, core, GEN_WR_STREAM_SUMMARY(core->nc));
     char key[48];
     gen_export_summary_key(core, key);
     GEN_OUT_LIT(&o, "{\"");

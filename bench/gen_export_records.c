@@ -7,7 +7,9 @@
  * meaningful: compiler_opcode/compiler_operands (DMA triggers), compiler_pc, raw_hlo_id and
  * raw_framework_id (instructions with BIR info), elements (MATMUL), the *_bytes fields when non-zero,
  * is_psum_read_sbuf_write, predecessors, trigger (Sync DMA triggers) and nki_source_location
- * (`path:line`, absent on scaffolding, on a share of the rest and everywhere with --no-source). */
+ * (`path:line`, absent on scaffolding, on a share of the rest and everywhere with --no-source).
+ * That is the order the members are written in; gen_wr_end then shuffles them per record, like the real
+ * exports (gen_export_internal.h), so every key goes through its own GEN_K* call. */
 #include "gen_export_internal.h"
 
 #include <string.h>
@@ -291,14 +293,11 @@ static void gen_wr_instr_fixed(gen_wr *w, const gen_instr *in)
     GEN_KI(w, "timestamp", in->ts);
     GEN_KI(w, "duration", in->dur);
     GEN_KU(w, "id", in->id);
-    GEN_K(w, "label");
+    GEN_KR(w, "label", ri->label);
+    GEN_KR(w, "subgroup", gen_engines[ri->engine].subgroup);
+    GEN_KR(w, "opcode", gen_ops[in->op].opcode);
+    GEN_K(w, "operands");
     gen_out_ch(o, '"');
-    gen_out_raw(o, ri->label);
-    GEN_OUT_LIT(o, "\",\"subgroup\":\"");
-    gen_out_raw(o, gen_engines[ri->engine].subgroup);
-    GEN_OUT_LIT(o, "\",\"opcode\":\"");
-    gen_out_raw(o, gen_ops[in->op].opcode);
-    GEN_OUT_LIT(o, "\",\"operands\":\"");
     gen_wr_operands_body(w, in);
     gen_out_ch(o, '"');
     GEN_KU(w, "pc", in->pc);
@@ -450,7 +449,12 @@ static void gen_wr_endpoints(gen_wr *w, const gen_xfer *x)
 {
     gen_out *o = w->o;
     if (x->unknown) {
-        GEN_OUT_LIT(o, ",\"op\":\"\",\"source\":[[\"unknown\"]],\"dest\":[\"unknown\"],\"semaphore_id\":\"-1\"");
+        GEN_KL(w, "op", "");
+        GEN_K(w, "source");
+        GEN_OUT_LIT(o, "[[\"unknown\"]]");
+        GEN_K(w, "dest");
+        GEN_OUT_LIT(o, "[\"unknown\"]");
+        GEN_KL(w, "semaphore_id", "-1");
         return;
     }
     const char *src = "WEIGHT", *dst = "SB";
@@ -461,11 +465,17 @@ static void gen_wr_endpoints(gen_wr *w, const gen_xfer *x)
     case GEN_VAR_CC: src = "SB"; break;
     default: break;
     }
-    GEN_OUT_LIT(o, ",\"op\":\"copy\",\"source\":[[\"");
+    GEN_KL(w, "op", "copy");
+    GEN_K(w, "source");
+    GEN_OUT_LIT(o, "[[\"");
     gen_out_raw(o, src);
-    GEN_OUT_LIT(o, "\"]],\"dest\":[\"");
+    GEN_OUT_LIT(o, "\"]]");
+    GEN_K(w, "dest");
+    GEN_OUT_LIT(o, "[\"");
     gen_out_raw(o, dst);
-    GEN_OUT_LIT(o, "\"],\"semaphore_id\":\"S[");
+    GEN_OUT_LIT(o, "\"]");
+    GEN_K(w, "semaphore_id");
+    GEN_OUT_LIT(o, "\"S[");
     gen_out_u64(o, gen_queue_semaphore[x->queue]);
     GEN_OUT_LIT(o, "] (");
     gen_out_raw(o, gen_queues[x->queue].name);
@@ -487,9 +497,8 @@ static void gen_wr_dma_common(gen_wr *w, const gen_xfer *x, int64_t ts, int64_t 
     GEN_K(w, "dma_queue");
     gen_out_ch(o, '"');
     gen_out_u64(o, q->q_idx);
-    GEN_OUT_LIT(o, "\",\"queue_type\":\"");
-    gen_out_raw(o, q->queue_type);
     gen_out_ch(o, '"');
+    GEN_KR(w, "queue_type", q->queue_type);
     GEN_KU(w, "transfer_size", size);
     GEN_KU(w, "read_size", size);
     GEN_KU(w, "write_size", size);
@@ -513,7 +522,9 @@ static void gen_wr_packet(gen_wr *w, const gen_xfer *x, const gen_pkt *p)
     gen_out_raw(o, q->subgroup);
     GEN_OUT_LIT(o, "-E");
     gen_out_u64(o, p->engine);
-    GEN_OUT_LIT(o, "\",\"dma_engine\":\"");
+    gen_out_ch(o, '"');
+    GEN_K(w, "dma_engine");
+    gen_out_ch(o, '"');
     gen_out_u64(o, p->engine);
     gen_out_ch(o, '"');
     GEN_KL(w, "aggregated", "no");

@@ -2,7 +2,9 @@
  *
  * Throughput matters here: `nl-gen-profile --target-bytes 1G` must write a gigabyte in a few seconds, so
  * integers go through a two-digits-at-a-time formatter (no printf), output accumulates in one 4 MiB
- * buffer written with write(2), and nothing is allocated per record. Doubles are rare (summaries,
+ * buffer written with write(2), and nothing is allocated per record. A pinned record (gen_out_pin: the
+ * export's records, whose members gen_export reorders in place) is kept whole across flushes by moving it to
+ * the front of the buffer (the buffer holds ~500 of the largest record, 8.5 KB). Doubles are rare (summaries,
  * percentages) and use snprintf with the shortest precision that reads back to the same double, so a
  * reader's strtod (or Python's float) sees exactly the value the generator computed. */
 #include "gen_out.h"
@@ -25,6 +27,7 @@ int gen_out_open(gen_out *o, const char *path, gen_err *err)
     char tmp[128];
     memset(o, 0, sizeof *o);
     o->fd = -1;
+    o->pin = GEN_OUT_NO_PIN;
     o->path = path ? path : "(count)";
     o->buf = malloc(GEN_OUT_BUF_SIZE);
     if (!o->buf) {
@@ -67,16 +70,55 @@ static void gen_out_write_all(gen_out *o, const char *p, size_t n)
     }
 }
 
+/* Write out the buffered bytes, except a pinned record, which moves to the front of the buffer. */
 void gen_out_flush(gen_out *o)
 {
-    if (o->fd >= 0 && o->len > 0)
-        gen_out_write_all(o, o->buf, o->len);
-    o->len = 0;
+    size_t n = o->pin == GEN_OUT_NO_PIN ? o->len : o->pin;
+    if (o->fd >= 0 && n > 0)
+        gen_out_write_all(o, o->buf, n);
+    if (n < o->len)
+        memmove(o->buf, o->buf + n, o->len - n);
+    o->len -= n;
+    if (o->pin != GEN_OUT_NO_PIN)
+        o->pin = 0;
+}
+
+void gen_out_mem_slow(gen_out *o, const char *s, size_t n)
+{
+    gen_out_flush(o);
+    if (o->len + n <= GEN_OUT_BUF_SIZE) {
+        memcpy(o->buf + o->len, s, n);
+        o->len += n;
+        o->total += n;
+        return;
+    }
+    if (o->pin != GEN_OUT_NO_PIN) { /* the open record alone would overflow the buffer */
+        gen_out_fail(o, "buffer a record (over 4 MiB) of", EFBIG);
+        o->total += n;
+        return;
+    }
+    while (n > 0) { /* oversized piece: pass it through in buffer-sized chunks (o->len is 0 here) */
+        size_t k = n < GEN_OUT_BUF_SIZE ? n : GEN_OUT_BUF_SIZE;
+        memcpy(o->buf, s, k);
+        o->len = k;
+        o->total += k;
+        gen_out_flush(o);
+        s += k;
+        n -= k;
+    }
+}
+
+char *gen_out_spare(gen_out *o, size_t n)
+{
+    if (GEN_OUT_BUF_SIZE - o->len < n)
+        gen_out_flush(o);
+    return GEN_OUT_BUF_SIZE - o->len >= n ? o->buf + o->len : NULL;
 }
 
 int gen_out_close(gen_out *o, gen_err *err)
 {
     char tmp[128];
+    gen_out_unpin(o);
     gen_out_flush(o);
     if (o->fd >= 0 && close(o->fd) != 0)
         gen_out_fail(o, "close", errno);

@@ -6,7 +6,11 @@
  * threads at once.
  * Errors: a failure (write, or a writer's own allocation through gen_out_fail) is sticky: every later call
  * keeps going cheaply and gen_out_close returns -1 and reports the first failure, with its errno text,
- * through a gen_err. Nothing is printed. JSON helpers write compact JSON; strings are escaped. */
+ * through a gen_err. Nothing is printed. JSON helpers write compact JSON; strings are escaped.
+ * Pinning: between gen_out_pin and gen_out_unpin the bytes written since the pin (one open JSON record) stay
+ * contiguous in the buffer: a flush writes only what precedes them and moves them to the front, so a writer
+ * can rearrange them in place (gen_export shuffles each record's members). A pinned record larger than the
+ * buffer is a failure (EFBIG), never a silent cut. */
 #ifndef NL_GEN_OUT_H
 #define NL_GEN_OUT_H
 
@@ -17,6 +21,7 @@
 #include "gen_err.h"
 
 #define GEN_OUT_BUF_SIZE ((size_t)4 << 20)
+#define GEN_OUT_NO_PIN SIZE_MAX
 
 typedef struct gen_out {
     int fd;           /* -1 for a counting sink */
@@ -27,6 +32,7 @@ typedef struct gen_out {
     size_t len;
     uint64_t total;   /* bytes accepted so far, including buffered ones */
     const char *path; /* borrowed, for messages */
+    size_t pin;       /* buffer offset of the pinned (open) record, or GEN_OUT_NO_PIN */
 } gen_out;
 
 /* Open (create/truncate) `path`, or a counting sink when path is NULL. 0, or -1 with a message in `err`
@@ -44,22 +50,14 @@ static inline uint64_t gen_out_bytes(const gen_out *o)
     return o->total;
 }
 
+/* The out-of-line part of gen_out_mem: flush, then copy (or pass an oversized piece through). */
+void gen_out_mem_slow(gen_out *o, const char *s, size_t n);
+
 static inline void gen_out_mem(gen_out *o, const char *s, size_t n)
 {
     if (o->len + n > GEN_OUT_BUF_SIZE) {
-        gen_out_flush(o);
-        if (n > GEN_OUT_BUF_SIZE) {
-            while (n > 0) { /* oversized piece: pass it through in buffer-sized chunks */
-                size_t k = n < GEN_OUT_BUF_SIZE ? n : GEN_OUT_BUF_SIZE;
-                memcpy(o->buf, s, k);
-                o->len = k;
-                o->total += k;
-                gen_out_flush(o);
-                s += k;
-                n -= k;
-            }
-            return;
-        }
+        gen_out_mem_slow(o, s, n);
+        return;
     }
     memcpy(o->buf + o->len, s, n);
     o->len += n;
@@ -68,11 +66,39 @@ static inline void gen_out_mem(gen_out *o, const char *s, size_t n)
 
 static inline void gen_out_ch(gen_out *o, char c)
 {
-    if (o->len + 1 > GEN_OUT_BUF_SIZE)
-        gen_out_flush(o);
+    if (o->len >= GEN_OUT_BUF_SIZE) {
+        gen_out_mem_slow(o, &c, 1);
+        return;
+    }
     o->buf[o->len++] = c;
     o->total++;
 }
+
+/* Pin the bytes written from now on (one record at a time; the previous pin must be released). */
+static inline void gen_out_pin(gen_out *o)
+{
+    o->pin = o->len;
+}
+
+static inline void gen_out_unpin(gen_out *o)
+{
+    o->pin = GEN_OUT_NO_PIN;
+}
+
+/* Bytes written since gen_out_pin, and where they are (valid until the next write or gen_out_spare). */
+static inline size_t gen_out_pinned_len(const gen_out *o)
+{
+    return o->len - o->pin;
+}
+
+static inline char *gen_out_pinned(gen_out *o)
+{
+    return o->buf + o->pin;
+}
+
+/* n bytes of free buffer space after the buffered bytes, as scratch (flushing, pinned bytes kept, if needed);
+ * NULL when the buffer cannot offer n. Valid until the next write; writing it does not count as output. */
+char *gen_out_spare(gen_out *o, size_t n);
 
 /* A string literal, length known at compile time. */
 #define GEN_OUT_LIT(o, lit) gen_out_mem((o), "" lit, sizeof(lit) - 1)

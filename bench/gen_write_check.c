@@ -12,6 +12,14 @@
  *                                              every file equals the sequential run byte for byte
  *   concurrent_captures_give_identical_files   the same with --capture --ranks 2 --kineto: every file of
  *                                              the tree, rank directories included, equals the sequential run
+ * and of the export's key orders (gen_export_internal.h, gen_export_order.c), through the internal API:
+ *   map_order_is_a_go_map_iteration            permutations; up to 8 keys only rotations (all of them seen);
+ *                                              30 keys: nearly every draw differs; same seed, same orders
+ *   records_stay_whole_across_flushes          records written across the 4 MiB buffer boundary at several
+ *                                              offsets keep every member once, with its value and one comma
+ *                                              between members; orders vary; same bytes on a rerun and the
+ *                                              same byte count through a counting sink
+ *   oversized_record_fails                     a pinned record over the buffer size is an error, not a cut
  * Exit status 0 when all pass; failures are listed on stderr. */
 #include <dirent.h>
 #include <errno.h>
@@ -24,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gen_export_internal.h"
 #include "gen_profile.h"
 
 #define CHECK_THREADS 4
@@ -76,6 +85,18 @@ static char *slurp(const char *path, size_t *len)
     fclose(f);
     *len = n;
     return buf;
+}
+
+/* slurp, NUL-terminated (for the string functions). */
+static char *slurp_text(const char *path, size_t *len)
+{
+    char *buf = slurp(path, len), *z = buf ? realloc(buf, *len + 1) : NULL;
+    if (!z) {
+        free(buf);
+        return NULL;
+    }
+    z[*len] = '\0';
+    return z;
 }
 
 static int same_file(const char *a, const char *b)
@@ -328,6 +349,207 @@ static void concurrent_writes_give_identical_files(const char *scratch)
     }
 }
 
+/* ---- key orders ---- */
+
+/* A gen_core that only carries the seed (all gen_wr needs); NULL when out of memory. */
+static gen_core *order_core(gen_params *p, uint64_t seed)
+{
+    memset(p, 0, sizeof *p);
+    p->seed = seed;
+    gen_core *c = calloc(1, sizeof *c);
+    if (c)
+        c->params = p;
+    return c;
+}
+
+static int is_rotation(const uint16_t *order, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (order[i] != (order[0] + i) % n)
+            return 0;
+    return 1;
+}
+
+static int is_permutation(const uint16_t *order, unsigned n)
+{
+    unsigned char seen[GEN_WR_MAX_SPANS] = {0};
+    for (unsigned i = 0; i < n; i++) {
+        if (order[i] >= n || seen[order[i]])
+            return 0;
+        seen[order[i]] = 1;
+    }
+    return 1;
+}
+
+#define ORDER_DRAWS 400
+
+static void map_order_is_a_go_map_iteration(void)
+{
+    gen_params p;
+    gen_core *c = order_core(&p, 42);
+    CHECK(c != NULL, "out of memory");
+    if (!c)
+        return;
+    gen_wr w, again;
+    gen_wr_init(&w, NULL, c, 1);
+    gen_wr_init(&again, NULL, c, 1);
+    for (unsigned n = 1; n <= GEN_WR_MAX_SPANS; n++) {
+        uint16_t order[GEN_WR_MAX_SPANS], order2[GEN_WR_MAX_SPANS];
+        unsigned firsts = 0; /* bit k: some draw started with key k (n <= 8) */
+        for (int d = 0; d < (n <= 8 ? 64 : 4); d++) {
+            gen_wr_map_order(&w, order, n);
+            gen_wr_map_order(&again, order2, n);
+            CHECK(is_permutation(order, n), "n %u: not a permutation", n);
+            CHECK(memcmp(order, order2, n * sizeof *order) == 0, "n %u: same stream, other order", n);
+            if (n <= 8) {
+                CHECK(is_rotation(order, n), "n %u: %u keys in one bucket must come out rotated", n, n);
+                firsts |= 1u << order[0];
+            }
+        }
+        CHECK(n > 8 || firsts == (1u << n) - 1, "n %u: rotations seen %#x", n, firsts);
+    }
+    /* 30 keys (an instruction record): 4 buckets and an offset, so nearly every draw differs */
+    static uint16_t orders[ORDER_DRAWS][30];
+    int distinct = 0;
+    for (int d = 0; d < ORDER_DRAWS; d++) {
+        gen_wr_map_order(&w, orders[d], 30);
+        int dup = 0;
+        for (int e = 0; e < d && !dup; e++)
+            dup = memcmp(orders[d], orders[e], sizeof orders[d]) == 0;
+        distinct += !dup;
+    }
+    CHECK(distinct >= ORDER_DRAWS * 95 / 100, "30 keys: only %d distinct orders in %d", distinct, ORDER_DRAWS);
+    free(c);
+}
+
+#define REC_COUNT 3000
+
+/* Members in record r (1..40, so some records sit in one Go bucket and some in several). */
+static unsigned rec_members(unsigned r)
+{
+    return 1 + (r * 7919u) % 40;
+}
+
+/* filler bytes, then REC_COUNT records {"k<i>":<value>,...}, each after a newline, and a final newline; the
+ * bytes counted go to *total. */
+static int write_records(const char *path, size_t filler, uint64_t *total)
+{
+    gen_params p;
+    gen_core *c = order_core(&p, 9);
+    gen_out o;
+    gen_err err;
+    gen_err_init(&err, NULL, 0);
+    if (!c || gen_out_open(&o, path, &err) != 0) {
+        free(c);
+        return -1;
+    }
+    for (size_t i = 0; i < filler; i++)
+        gen_out_ch(&o, 'x');
+    gen_wr w;
+    gen_wr_init(&w, &o, c, 5);
+    for (unsigned r = 0; r < REC_COUNT; r++) {
+        gen_out_ch(&o, '\n');
+        gen_wr_begin(&w);
+        for (unsigned i = 0; i < rec_members(r); i++) {
+            char key[16];
+            snprintf(key, sizeof key, "k%u", i);
+            gen_wr_key_dyn(&w, key);
+            gen_out_u64(&o, (uint64_t)r * 1000003u + i * (i % 3 ? 1u : 1234567u)); /* values of varied length */
+        }
+        gen_wr_end(&w);
+    }
+    gen_out_ch(&o, '\n');
+    *total = gen_out_bytes(&o);
+    int rc = gen_out_close(&o, &err);
+    free(c);
+    return rc;
+}
+
+/* Check one line: every member k0..k(n-1) once with its value; 1 when its order is not the written one. */
+static int check_record(const char *line, unsigned r, int *bad)
+{
+    unsigned n = rec_members(r), next = 0, count = 0, seen[40] = {0};
+    int moved = 0;
+    const char *p = line;
+    if (*p++ != '{')
+        return (*bad)++, 0;
+    while (*p == '"') {
+        unsigned i;
+        unsigned long long v;
+        int used = 0;
+        if (sscanf(p, "\"k%u\":%llu%n", &i, &v, &used) != 2 || i >= n || seen[i] ||
+            v != (unsigned long long)r * 1000003u + i * (i % 3 ? 1u : 1234567u))
+            return (*bad)++, 0;
+        seen[i] = 1;
+        moved |= i != next++;
+        count++;
+        p += used;
+        if (*p == ',')
+            p++;
+        else
+            break;
+    }
+    if (*p != '}' || p[1] != '\n' || count != n)
+        return (*bad)++, 0;
+    return moved;
+}
+
+static void records_stay_whole_across_flushes(const char *scratch)
+{
+    /* the first records cross the buffer boundary inside a key, a value, and a comma */
+    static const size_t offsets[] = {GEN_OUT_BUF_SIZE - 1000, GEN_OUT_BUF_SIZE - 37, GEN_OUT_BUF_SIZE - 5};
+    for (size_t k = 0; k < sizeof offsets / sizeof offsets[0]; k++) {
+        char path[1024], again[1100];
+        uint64_t total = 0, total2 = 0, counted = 0;
+        snprintf(path, sizeof path, "%s/records%zu.txt", scratch, k);
+        snprintf(again, sizeof again, "%s.again", path);
+        CHECK(write_records(path, offsets[k], &total) == 0, "cannot write %s", path);
+        CHECK(write_records(again, offsets[k], &total2) == 0, "cannot write %s", again);
+        CHECK(write_records(NULL, offsets[k], &counted) == 0 && counted == total && total2 == total,
+              "byte counts %llu %llu %llu", (unsigned long long)total, (unsigned long long)total2,
+              (unsigned long long)counted);
+        CHECK(same_file(path, again), "%s: a rerun gave other bytes", path);
+        size_t len = 0;
+        char *text = slurp_text(path, &len);
+        CHECK(text && len == total, "%s: %zu bytes, counted %llu", path, len, (unsigned long long)total);
+        if (!text || len != total) {
+            free(text);
+            continue;
+        }
+        int bad = 0, moved = 0, filler_ok = 1;
+        for (size_t i = 0; i < offsets[k]; i++)
+            filler_ok &= text[i] == 'x';
+        CHECK(filler_ok, "%s: filler damaged", path);
+        const char *p = text + offsets[k];
+        unsigned r = 0;
+        for (; r < REC_COUNT && *p == '\n'; r++) {
+            moved += check_record(p + 1, r, &bad);
+            p = strchr(p + 1, '\n');
+            if (!p)
+                break;
+        }
+        CHECK(bad == 0 && r == REC_COUNT && p == text + len - 1, "%s: %d damaged records", path, bad);
+        CHECK(moved > REC_COUNT / 2, "%s: only %d records reordered", path, moved);
+        free(text);
+    }
+}
+
+static void oversized_record_fails(const char *scratch)
+{
+    char path[1024], chunk[1024], msg[256];
+    gen_out o;
+    gen_err err;
+    gen_err_init(&err, msg, sizeof msg);
+    snprintf(path, sizeof path, "%s/oversized.txt", scratch);
+    memset(chunk, 'y', sizeof chunk);
+    CHECK(gen_out_open(&o, path, &err) == 0, "cannot open %s", path);
+    gen_out_pin(&o);
+    for (size_t n = 0; n < GEN_OUT_BUF_SIZE + sizeof chunk; n += sizeof chunk)
+        gen_out_mem(&o, chunk, sizeof chunk);
+    gen_out_unpin(&o);
+    CHECK(gen_out_close(&o, &err) == -1 && strstr(msg, "record"), "oversized record: '%s'", msg);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -342,6 +564,9 @@ int main(int argc, char **argv)
     nothing_is_printed_to_stdout(argv[1]);
     concurrent_writes_give_identical_files(argv[1]);
     concurrent_captures_give_identical_files(argv[1]);
+    map_order_is_a_go_map_iteration();
+    records_stay_whole_across_flushes(argv[1]);
+    oversized_record_fails(argv[1]);
     if (failures)
         fprintf(stderr, "nl-gen-write-check: %d failure(s)\n", failures);
     return failures ? 1 : 0;

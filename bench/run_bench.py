@@ -12,8 +12,9 @@ Cases
 - full JSON export (synthetic, nl-gen-profile, one core) at each size: `neuronlens call summary` and
   `neuronlens call kernel-attribution` cold (new process, model not cached) versus /usr/bin/python3 doing
   json.load + the same aggregation (per-engine counts, summed durations, merged busy time; DMA totals),
-  with the garbage collector on and off. Python runs under an address-space limit so that a size it
-  cannot hold fails with MemoryError instead of taking the machine down; that is reported as such.
+  with the garbage collector on and off; and `call summary` again pinned to one CPU (the per-core number:
+  the reader uses every CPU the process may run on). Python runs under an address-space limit so that a
+  size it cannot hold fails with MemoryError instead of taking the machine down; that is reported as such.
 - Kineto trace.json (~1 GB, nl-gen-profile --kineto): `neuronlens call summary` versus python json.load +
   per-category counts, summed duration per CPU op (top 20) and merged device busy time.
 - warm calls: one server over stdio, a 1M-instruction export loaded once, then each tool 20 times.
@@ -94,6 +95,10 @@ if cs is not None: busy += ce - cs
 top = sorted(ops.items(), key=lambda kv: -kv[1])[:20]
 print(json.dumps({"cats": cats, "busy_us": busy, "top": top}))
 '''
+
+
+def one_cpu():
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
 
 def limit_memory():
@@ -183,6 +188,9 @@ def json_cases(args, binary, gen, rows):
                 continue
             r = median_runs([binary, 'call', tool, json.dumps(dict(extra, path=path))], args.runs)
             rows.append(case_row(label, 'neuronlens call %s (cold)' % tool, r, nbytes, py))
+        # the per-core target: the same cold call pinned to one CPU (the reader then runs on one thread)
+        r = median_runs([binary, 'call', 'summary', json.dumps({'path': path})], args.runs, preexec=one_cpu)
+        rows.append(case_row(label, 'neuronlens call summary (cold, one CPU)', r, nbytes, py))
 
 
 def case_row(label, what, r, nbytes, baseline):
@@ -216,6 +224,8 @@ def kineto_cases(args, binary, rows):
         return
     r = median_runs([binary, 'call', 'summary', json.dumps({'path': path})], args.runs)
     rows.append(case_row(label, 'neuronlens call summary (cold)', r, nbytes, py))
+    r = median_runs([binary, 'call', 'summary', json.dumps({'path': path})], args.runs, preexec=one_cpu)
+    rows.append(case_row(label, 'neuronlens call summary (cold, one CPU)', r, nbytes, py))
 
 
 class Server:

@@ -16,6 +16,7 @@ $NL_BUILD_ROOT/bench/nl-gen-profile.
 import collections
 import decimal
 import filecmp
+import glob
 import json
 import math
 import os
@@ -150,6 +151,22 @@ def parse_trace(path):
     return cores, cc
 
 
+def successor_hit_rate(records):
+    """How often key K is followed by K's most common successor, over all adjacent key pairs of the records:
+    1.0 for one fixed order (or rotations of it), ~1/keys for uniform shuffles."""
+    succ = collections.defaultdict(collections.Counter)
+    for r in records:
+        keys = list(r)
+        for a, b in zip(keys, keys[1:]):
+            succ[a][b] += 1
+    pairs = sum(sum(c.values()) for c in succ.values())
+    return sum(c.most_common(1)[0][1] for c in succ.values()) / pairs if pairs else 0.0
+
+
+def rotations(order):
+    return {order[i:] + order[:i] for i in range(len(order))}
+
+
 class GeneratedSet:
     """One generator run, parsed once."""
 
@@ -213,6 +230,53 @@ class GenProfileTest(unittest.TestCase):
         self.assertTrue(self.main.expected['synthetic'])
         with open(os.path.join(self.main.out, 'show_session_trace.txt')) as f:
             self.assertIn('SYNTHETIC', f.readline())
+
+    # ---- key orders: the real exports are written from Go maps (gen_export_order.c) ----
+
+    def test_records_list_their_keys_in_varying_orders(self):
+        """Each record lists its keys in its own order, like the real exports: the 22-32 keys of instruction
+        and dma records come out in nearly all different orders, a record of up to 8 keys (one Go bucket) as
+        one of the rotations of a single order, all of which occur; the 21 arrays in another order per core."""
+        for gs, _, ex, _ in self.cores():
+            for name in ('instruction', 'dma'):
+                orders = {tuple(r) for r in ex[name]}
+                self.assertGreater(len(orders), 0.95 * len(ex[name]), name)
+            self.assertGreater(len({tuple(r) for r in ex['neff_node']}), len(ex['neff_node']) // 2)
+            for name in ('active_time', 'semaphore_update', 'pending_dma'):
+                orders = {tuple(r) for r in ex[name]}
+                self.assertEqual(orders, rotations(next(iter(orders))), name)
+            for r in ex['instruction']:
+                for p in r.get('predecessors', []):
+                    self.assertEqual(list(p), ['id', 'type'])  # Go structs keep their field order
+        for gs in self.sets():
+            for ex in gs.exports:
+                self.assertEqual(list(ex)[0], 'neuronlens_synthetic')  # the marker stays first, as written
+                self.assertEqual(list(ex['neuronlens_synthetic'][0])[:2], ['generator', 'seed'])
+        a, b = self.main.exports
+        self.assertNotEqual(list(a), list(b))
+        for name in ('metadata', 'neff_header', 'model_info', 'profile_info'):  # same keys, other order
+            self.assertNotEqual(list(a[name][0]), list(b[name][0]), name)
+        self.assertNotEqual(list(a['summary'][0]), list(self.main.summaries[0].values())[0])
+        with open(os.path.join(self.main.out, 'profile_nc0.json'), 'rb') as f:
+            self.assertTrue(f.read(64).startswith(b'{"neuronlens_synthetic":[{"generator":"nl-gen-profile",'))
+
+    def test_key_successors_are_as_unpredictable_as_in_real_exports(self):
+        """A reader's branch prediction sees key order: in instruction and dma records a key is followed by
+        its most common successor in ~15-20% of places (the real samples: 12-14%; one fixed order: 100%)."""
+        real = sorted(glob.glob(os.path.join(os.environ.get('NL_SAMPLES_DIR', ''), 'neuron-profile-json', '*.json')))
+        for name in ('instruction', 'dma'):
+            for _, _, ex, _ in self.cores():
+                self.assertLess(successor_hit_rate(ex[name]), 0.35, name)
+            for path in real:
+                self.assertLess(successor_hit_rate(load(path)[name]), 0.35, (path, name))
+
+    def test_key_orders_are_fixed_by_the_seed(self):
+        again = os.path.join(self.tmp.name, 'lean-again')
+        run_gen(again, *self.lean.args)
+        names = sorted(os.listdir(self.lean.out))
+        match, mismatch, errors = filecmp.cmpfiles(self.lean.out, again, names, shallow=False)
+        self.assertEqual((mismatch, errors), ([], []))
+        self.assertIn('profile_nc0.json', match)
 
     # ---- record shapes ----
 
