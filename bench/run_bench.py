@@ -165,10 +165,19 @@ def fmt_mb(b):
     return '%.0f MB' % (b / 1e6)
 
 
+def needs_generating(path, gen):
+    """Inputs are kept in --work between runs; one older than the generator binary is made again (an
+    input from an earlier generator would measure data the current one no longer writes)."""
+    if os.path.exists(path) and os.path.getmtime(path) >= os.path.getmtime(gen):
+        return False
+    shutil.rmtree(os.path.dirname(path), ignore_errors=True)
+    return True
+
+
 def gen_export(gen, work, size):
     out = os.path.join(work, 'export-%s' % size)
     path = os.path.join(out, 'profile_nc0.json')
-    if not os.path.exists(path):
+    if needs_generating(path, gen):
         subprocess.run([gen, '--out', out, '--cores', '1', '--target-bytes', size, '--quiet'], check=True)
     return path
 
@@ -211,7 +220,7 @@ def case_row(label, what, r, nbytes, baseline):
 def kineto_cases(args, binary, rows):
     out = os.path.join(args.work, 'kineto-%s' % args.kineto_size)
     path = os.path.join(out, 'trace.json')
-    if not os.path.exists(path):
+    if needs_generating(path, args.gen):
         subprocess.run([args.gen, '--out', out, '--kineto', '--kineto-target-bytes', args.kineto_size, '--quiet'], check=True)
     nbytes = os.path.getsize(path)
     label = 'Kineto trace.json (%.2f GB, synthetic)' % (nbytes / 1e9)
@@ -258,7 +267,7 @@ class Server:
 def warm_cases(args, binary, gen, rows):
     out = os.path.join(args.work, 'export-1M')
     path = os.path.join(out, 'profile_nc0.json')
-    if not os.path.exists(path):
+    if needs_generating(path, gen):
         subprocess.run([gen, '--out', out, '--cores', '1', '--layers', '8', '--instructions-per-layer', '125000', '--quiet'],
                        check=True)
     s = Server(binary)
@@ -303,6 +312,8 @@ def rank_cases(args, binary, gen, rows):
     base = gen_export(gen, args.work, '8M')
     for ranks in (1, 8, 32):
         d = os.path.join(args.work, 'ranks-%d' % ranks)
+        if os.path.exists(d) and os.path.getmtime(d) < os.path.getmtime(base):
+            shutil.rmtree(d)
         if not os.path.exists(d):
             for r in range(ranks):
                 rd = os.path.join(d, 'i-0bench%04d_pid_%d' % (r, 1000 + r))

@@ -192,36 +192,72 @@ static inline int fs_item_less(const fs_item *a, const fs_item *b)
     return a->row < b->row;
 }
 
-/* Stable bottom-up merge sort of v[0..n) by fs_item_less, with tmp of n items; skips sorted input. */
+/* Sorting a bucket: fs_item_less is a total order (row breaks ties), so any correct sort gives the same
+ * result. Kineto buckets are nearly sorted: a thread's events are written when they end, so an enclosing
+ * span (python_function, user_annotation) comes a few items after the ops it encloses. A plain bottom-up
+ * merge sort copied the whole bucket at each of its log2(n) passes even where runs were already in order
+ * (~21 passes over the 1.8 M items of the 0.55 GB synthetic trace's main thread: memmove under
+ * fs_bucket_build was 10% of `call summary`). Now short runs are insertion-sorted, then adjacent runs are
+ * merged in place, copying only the out-of-order middle (the left run's prefix that is not greater than the
+ * right run's first item, and the right run's suffix that is not less than the left run's last, stay put):
+ * nearly sorted input costs about one pass, the worst case stays O(n log n). framework_summary_compute on
+ * that trace: 0.29 s → 0.18 s (one core, median of 3). */
+#define FS_SORT_RUN 32u
+
+static void fs_insertion_sort(fs_item *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        if (!fs_item_less(&v[i], &v[i - 1]))
+            continue;
+        fs_item x = v[i];
+        size_t j = i;
+        do {
+            v[j] = v[j - 1];
+            j--;
+        } while (j > 0 && fs_item_less(&x, &v[j - 1]));
+        v[j] = x;
+    }
+}
+
+/* Merge the sorted runs v[lo, mid) and v[mid, hi) in place, with tmp of at least mid - lo items. */
+static void fs_merge_runs(fs_item *v, size_t lo, size_t mid, size_t hi, fs_item *tmp)
+{
+    if (!fs_item_less(&v[mid], &v[mid - 1]))
+        return; /* already in order */
+    size_t l = lo, h = mid; /* a = first left item greater than v[mid]: v[lo, a) stays */
+    while (l < h) {
+        size_t m = l + (h - l) / 2;
+        if (fs_item_less(&v[mid], &v[m]))
+            h = m;
+        else
+            l = m + 1;
+    }
+    size_t a = l;
+    l = mid, h = hi; /* b = first right item not less than v[mid - 1]: v[b, hi) stays */
+    while (l < h) {
+        size_t m = l + (h - l) / 2;
+        if (fs_item_less(&v[m], &v[mid - 1]))
+            l = m + 1;
+        else
+            h = m;
+    }
+    size_t b = l;
+    size_t nl = mid - a, i = 0, j = mid, k = a;
+    memcpy(tmp, v + a, nl * sizeof *v);
+    while (i < nl && j < b) /* k ≤ j: the output never overtakes the unread right items */
+        v[k++] = fs_item_less(&v[j], &tmp[i]) ? v[j++] : tmp[i++];
+    while (i < nl)
+        v[k++] = tmp[i++];
+}
+
+/* Sort v[0..n) by fs_item_less, with tmp of n items. */
 static void fs_sort_items(fs_item *v, size_t n, fs_item *tmp)
 {
-    size_t i;
-    for (i = 1; i < n && !fs_item_less(&v[i], &v[i - 1]); i++)
-        ;
-    if (i >= n)
-        return;
-    fs_item *src = v, *dst = tmp;
-    for (size_t width = 1; width < n; width *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * width) {
-            size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
-            size_t a = lo, b = mid, k = lo;
-            if (mid >= hi || !fs_item_less(&src[mid], &src[mid - 1])) { /* already in order */
-                memcpy(dst + lo, src + lo, (hi - lo) * sizeof *src);
-                continue;
-            }
-            while (a < mid && b < hi)
-                dst[k++] = fs_item_less(&src[b], &src[a]) ? src[b++] : src[a++];
-            while (a < mid)
-                dst[k++] = src[a++];
-            while (b < hi)
-                dst[k++] = src[b++];
-        }
-        fs_item *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != v)
-        memcpy(v, src, n * sizeof *v);
+    for (size_t lo = 0; lo < n; lo += FS_SORT_RUN)
+        fs_insertion_sort(v + lo, n - lo < FS_SORT_RUN ? n - lo : FS_SORT_RUN);
+    for (size_t width = FS_SORT_RUN; width < n; width *= 2)
+        for (size_t lo = 0; lo + width < n; lo += 2 * width)
+            fs_merge_runs(v, lo, lo + width, lo + 2 * width < n ? lo + 2 * width : n, tmp);
 }
 
 /* Items of the rows selected by `want` (kind table), placed straight into per-thread buckets in row order

@@ -113,4 +113,25 @@ int json_stream_flat_object(json_stream *js, json_stream_member *members, size_t
 int64_t json_stream_offset(const json_stream *js);
 uint32_t json_stream_depth(const json_stream *js);
 
+/* Fast path for values a reader ignores: when the next value (after a key, or in an array) is valid and
+ * complete in the pushed bytes — a scalar, or a container nested up to 64 levels inside itself — consume it
+ * and return 1. Otherwise consume nothing and return 0: the caller goes on with json_stream_next, which
+ * decides (and reports any error). It accepts only what json_stream_next accepts (same grammar, string_max
+ * and depth_max; escapes are decoded to check them), so skipping never hides an error. Invalidates the last
+ * token's pointers. Why: the args of a Kineto event are mostly arrays the model never reads ("Input Dims",
+ * "Concrete Inputs"); one call skips them instead of a round of two state machines per token (kineto.c). */
+int json_stream_skip_value(json_stream *js) __attribute__((warn_unused_result));
+
+/* Fast path for objects read member by member: when the next thing in the current object is a member
+ * (after its '{' or a ',') whose key has no escape and whose value starts in the pushed bytes, return 1 with
+ * *key as json_stream_next would return it. A scalar value complete in the pushed bytes is in *value (as
+ * json_stream_next would return it) and consumed with the key. A container value is not consumed:
+ * value->kind is JSON_STREAM_OBJECT_BEGIN or JSON_STREAM_ARRAY_BEGIN (offset and depth set), and
+ * json_stream_next returns its BEGIN next (or json_stream_skip_value skips it). Otherwise consume nothing
+ * and return 0: json_stream_next decides. Whitespace is allowed anywhere. Pointers are borrowed like a
+ * token's. Why: one call per member instead of two rounds (key, value) of the caller's and the tokenizer's
+ * state machines (kineto.c). */
+int json_stream_next_member(json_stream *js, json_stream_token *key, json_stream_token *value)
+    __attribute__((warn_unused_result));
+
 #endif

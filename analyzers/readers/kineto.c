@@ -19,7 +19,7 @@
  *     pid, tid   int (may be negative: -1 "CUPTI Overhead") or string ("Spans", "Traces", "") → canonical text
  *     args       correlation, "External id" (ids, see framework_model.h), bytes / size / "mem size",
  *                direction; for M events name / labels (process_name, thread_name, process_labels).
- *                Everything else (nested lists, nulls, 5 KB strings) is skipped token by token.
+ *                Everything else (nested lists, nulls, 5 KB strings) is skipped (see Fast paths).
  *
  * Parsing: json_stream tokens drive the state machine below. `ev_depth` is the depth of event objects
  * (2 inside traceEvents, 1 in a bare array); a container the reader does not model is skipped by
@@ -38,8 +38,19 @@
  * the last value, and cat/name/pid/tid text through small direct-mapped caches (kr_cache). ts/dur written
  * as digits '.' three digits (torch 2.x) are converted inline; anything else goes through kineto_us_to_ns.
  *
- * Cost: json_stream's tokenizing (and its strtod on every non-integral number, which this reader never
- * uses) is about two thirds of the time; the state machine, interning and table appends the rest.
+ * Fast paths (kr_member, json_stream.h): inside an event or its args, a member — key, ':' and a scalar
+ * value — comes from one json_stream_next_member call and goes straight to kr_on_field / kr_on_arg, the
+ * handlers its two tokens would reach; a container value the model ignores (an unknown key, any args
+ * value) is skipped whole by json_stream_skip_value. Both decline whatever they cannot finish in the pushed
+ * bytes or would have to report, and the token path above takes over, so the model, the notes and the
+ * errors are the token path's (tests/unit/test_kineto.c reads with 1-byte chunks, where they always
+ * decline, and compares).
+ *
+ * Cost, on the 0.55 GB synthetic trace (bench/nl-gen-profile --kineto; 1.83 M events, one core, median of
+ * 5-7 runs of kineto_dump --read-only): 1.36 s token by token (json_stream about two thirds of it, most on
+ * the ~20 tokens of the args each event has and the model ignores); 1.22 s with those skipped in one call;
+ * 1.12 s with members read whole. What is left (perf): scanning and converting members and skipped values
+ * ~50%, the table append ~12%, this state machine with interning and ts/dur ~12%, read(2) ~6%.
  *
  * Input: the first read decides gzip or raw. Raw bytes are read straight into json_stream's buffer
  * (json_stream_reserve/commit); gzip is inflated into it. A gzip stream that ends early or is corrupt is
@@ -794,6 +805,8 @@ static int kr_on_event(kr_reader *r, const json_stream_token *t)
         return kr_event_end(r, t->offset);
     }
     r->field = kr_field_of(t);
+    if (r->field == F_NONE && json_stream_skip_value(r->js))
+        return 0; /* an ignored value, consumed: stay in KR_EVENT */
     r->state = KR_FIELD;
     return 0;
 }
@@ -821,6 +834,8 @@ static int kr_on_args(kr_reader *r, const json_stream_token *t)
         return 0;
     }
     r->arg = kr_arg_of(t);
+    if (r->arg == A_NONE && json_stream_skip_value(r->js))
+        return 0; /* an ignored value, consumed: stay in KR_ARGS */
     r->state = KR_ARG;
     return 0;
 }
@@ -935,6 +950,32 @@ static int kr_token(kr_reader *r, const json_stream_token *t)
     case KR_DONE: break;
     }
     return kr_fail(r, NL_ERR_INTERNAL, t->offset, "token after the end of the document");
+}
+
+/* A whole member of an event (KR_EVENT) or of its args (KR_ARGS) from one json_stream_next_member call,
+ * handled as its key and value tokens would be (kr_on_event + kr_on_field_value, kr_on_args +
+ * kr_on_arg_value) without two rounds of both state machines. A container value is skipped in one call when
+ * the model ignores it; otherwise its BEGIN comes from the token path next. 1 when a member was read, 0 when
+ * the token path goes on, -1 on error. */
+static int kr_member(kr_reader *r)
+{
+    json_stream_token k, v;
+    if (!json_stream_next_member(r->js, &k, &v))
+        return 0;
+    if (r->state == KR_EVENT) {
+        r->field = kr_field_of(&k);
+        if (!kr_is_begin(&v))
+            return kr_on_field(r, &v) != 0 ? -1 : 1;
+        if (r->field != F_NONE || !json_stream_skip_value(r->js))
+            r->state = KR_FIELD;
+        return 1;
+    }
+    r->arg = kr_arg_of(&k);
+    if (!kr_is_begin(&v))
+        return kr_on_arg(r, &v) != 0 ? -1 : 1;
+    if (!json_stream_skip_value(r->js)) /* args never use a container value */
+        r->state = KR_ARG;
+    return 1;
 }
 
 /* ---- input -------------------------------------------------------------------------------------------- */
@@ -1093,6 +1134,13 @@ static int kr_run(kr_reader *r)
 {
     kr_progress(r, 1);
     for (;;) {
+        if (r->state == KR_EVENT || r->state == KR_ARGS) { /* a member in one call when it can be */
+            int rc = kr_member(r);
+            if (rc < 0)
+                return -1;
+            if (rc > 0)
+                continue;
+        }
         json_stream_token t;
         json_stream_status st = json_stream_next(r->js, &t, &r->error);
         if (st == JSON_STREAM_TOKEN) {

@@ -1,7 +1,8 @@
 /* Unit tests for analyzers/analyses/framework_summary on small handcrafted traces whose answers are worked
  * out by hand in the comments: self time with a per-thread stack on unsorted input, device time credited
  * through correlation / flow / External id, busy time as a union with gaps, steps, copies, B/E pairs,
- * latency percentiles (nearest rank), a host-only trace and cancel. Times are written in µs (ns = ×1000). */
+ * latency percentiles (nearest rank), a host-only trace and cancel, and the same self times for any order of
+ * thousands of nested spans (the per-thread sort). Times are written in µs (ns = ×1000). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -338,6 +339,90 @@ static void cancel_stops_the_summary(void **state)
     framework_model_free(m);
 }
 
+/* A thread of many nested spans, written in several orders (as sorted, reversed, children first as torch
+ * writes them, shuffled): the per-thread sort must give every order the same parents. Group i (µs):
+ *   P [100i, 100i+90)  C [100i+10, 100i+50) ⊂ P  G [100i+20, 100i+30) ⊂ C
+ *   every 7th group also S [100i+60, 100i+70) ⊂ P and T [100i+60, 100i+65) ⊂ S (same start: longer first)
+ * self: P = 90 − 40 (− 10 with S), C = 30, G = 10, S = 5, T = 5. */
+#define ORDER_GROUPS 2000
+
+static char *nested_doc(int order)
+{
+    size_t n = 0, cap = (size_t)ORDER_GROUPS * 5;
+    struct span {
+        const char *name;
+        long ts, dur;
+    } *v = malloc(cap * sizeof *v);
+    for (long i = 0; i < ORDER_GROUPS; i++) {
+        v[n++] = (struct span){"G", 100 * i + 20, 10};
+        v[n++] = (struct span){"C", 100 * i + 10, 40};
+        if (i % 7 == 0) {
+            v[n++] = (struct span){"T", 100 * i + 60, 5};
+            v[n++] = (struct span){"S", 100 * i + 60, 10};
+        }
+        v[n++] = (struct span){"P", 100 * i, 90};
+    }
+    if (order == 1 || order == 2) { /* by start (then longer first), or the reverse of that */
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = i; j > 0 && (v[j].ts < v[j - 1].ts || (v[j].ts == v[j - 1].ts && v[j].dur > v[j - 1].dur));
+                 j--) {
+                struct span t = v[j];
+                v[j] = v[j - 1];
+                v[j - 1] = t;
+            }
+    }
+    if (order == 2)
+        for (size_t i = 0; i < n / 2; i++) {
+            struct span t = v[i];
+            v[i] = v[n - 1 - i];
+            v[n - 1 - i] = t;
+        }
+    if (order == 3) { /* Fisher-Yates with a fixed LCG */
+        uint64_t x = 12345;
+        for (size_t i = n - 1; i > 0; i--) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            size_t j = (size_t)(x >> 33) % (i + 1);
+            struct span t = v[i];
+            v[i] = v[j];
+            v[j] = t;
+        }
+    }
+    size_t dcap = n * 96 + 64, len = 0;
+    char *doc = malloc(dcap);
+    len += (size_t)snprintf(doc, dcap, "{\"traceEvents\": [");
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(doc + len, dcap - len, "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s\", \"pid\": 1,"
+                                " \"tid\": 1, \"ts\": %ld, \"dur\": %ld}", i ? ", " : "", v[i].name, v[i].ts, v[i].dur);
+    snprintf(doc + len, dcap - len, "]}");
+    free(v);
+    return doc;
+}
+
+static void self_time_is_the_same_for_any_order_of_the_events(void **state)
+{
+    (void)state;
+    const int64_t g = ORDER_GROUPS, g7 = (ORDER_GROUPS + 6) / 7;
+    for (int order = 0; order < 4; order++) {
+        char *doc = nested_doc(order);
+        framework_model *m = model_of(doc);
+        framework_summary s;
+        summarize(m, &s);
+        assert_int_equal(s.host_spans, 3 * g + 2 * g7);
+        const fs_op *p = find_op(m, s.host_ops, s.nhost_ops, "P"), *c = find_op(m, s.host_ops, s.nhost_ops, "C");
+        const fs_op *gg = find_op(m, s.host_ops, s.nhost_ops, "G"), *sp = find_op(m, s.host_ops, s.nhost_ops, "S");
+        const fs_op *t = find_op(m, s.host_ops, s.nhost_ops, "T");
+        assert_int_equal(p->self_ns, (50 * g - 10 * g7) * 1000);
+        assert_int_equal(c->self_ns, 30 * g * 1000);
+        assert_int_equal(gg->self_ns, 10 * g * 1000);
+        assert_int_equal(sp->self_ns, 5 * g7 * 1000);
+        assert_int_equal(t->self_ns, 5 * g7 * 1000);
+        assert_int_equal(p->total_ns, 90 * g * 1000);
+        framework_summary_free(&s);
+        framework_model_free(m);
+        free(doc);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -348,6 +433,7 @@ int main(void)
         cmocka_unit_test(latency_percentiles_are_nearest_rank),
         cmocka_unit_test(privateuse1_device_time_is_credited_to_the_aten_op_not_the_python_frame),
         cmocka_unit_test(cancel_stops_the_summary),
+        cmocka_unit_test(self_time_is_the_same_for_any_order_of_the_events),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

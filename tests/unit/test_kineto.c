@@ -2,7 +2,8 @@
  * µs → ns, ids beyond int64, string and numeric pid/tid, top-level keys, every phase, device-or-host
  * classification, chunk boundaries (1-byte to 4 KiB reads), gzip (one member, several members, trailing
  * bytes, cut off, corrupt), cut-off input at every byte with the offset reported, no traceEvents, a bare
- * torch 1.x array, bad fields, caps, any byte corrupted, memory limits and cancel. */
+ * torch 1.x array, bad fields, caps, any byte corrupted, memory limits and cancel; and the fast paths
+ * (whole members, skipped values) against the token path, on valid and corrupted input. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -716,6 +717,178 @@ static void reads_files_and_reports_progress(void **state)
     assert_int_equal(err.code, NL_ERR_IO);
 }
 
+/* ---- fast paths ----------------------------------------------------------------------------------------- */
+
+/* Events as torch writes them (": ", ", "), pretty-printed, compact, with escapes (an escaped key makes the
+ * member fast path decline), ignored args and fields holding containers before and after the ones the
+ * model reads, known fields and args holding containers, duplicate and null fields, and M events. */
+static const char fast_doc[] =
+    "{\"traceEvents\": [\n"
+    "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 865, \"tid\": 1457, \"ts\": 2500001.000,"
+    " \"dur\": 0.770, \"args\": {\"Record function id\": 0, \"Concrete Inputs\": [\"1024\", \"4\", \"\", \"False\"],"
+    " \"Input Dims\": [[1, 1024], [], [[2]]], \"External id\": 17, \"Ev Idx\": 0}},\n"
+    "  {\n    \"ph\" : \"X\",\n    \"cat\"\t: \"kernel\",\r\n    \"name\": \"k\\u00e9rnel \\\"1\\\"\",\n"
+    "    \"extra\": {\"a\": [1, {\"b\": null}], \"c\": \"\\n\"}, \"bp\": {\"e\": 1},\n"
+    "    \"pid\": 0, \"tid\": \"stream 7\",\n"
+    "    \"ts\": 2500002.5, \"dur\": 3, \"args\": {\n      \"queued\": 0, \"correlation\": 42,"
+    " \"grid\": [1, 1, 1], \"block\": [128, 1, 1], \"device\": 0\n    }\n  },\n"
+    "  {\"ph\":\"f\",\"id\":\"99\",\"pid\":0,\"tid\":\"stream 7\",\"ts\":2500002.500,\"cat\":\"ac2g\","
+    "\"name\":\"ac2g\",\"bp\":\"e\",\"x\":[[[]]]},\n"
+    "  {\"ph\": \"X\", \"n\\u0061me\": \"escaped key\", \"ts\": -1.25e1, \"dur\": \"7\","
+    " \"args\": {\"correlation\": [1],"
+    " \"External id\": {\"no\": 1}, \"bytes\": 1e3, \"size\": 512, \"direction\": \"HOST_TO_DEVICE\"}, \"cat\": null,"
+    " \"name\": \"dup\", \"name\": \"dup2\"},\n"
+    "  {\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": 0, \"tid\": \"stream 7\","
+    " \"args\": {\"sort\": [0], \"name\": \"Stream 7\"}},\n"
+    "  {\"name\": \"process_labels\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"labels\": \"GPU 0\", \"name\": []}}\n"
+    "], \"traceName\": \"fast\", \"baseTimeNanoseconds\": 1767229200000000000}\n";
+
+#define FAST_EVENTS 6
+
+static void assert_same_strings(const framework_model *a, uint32_t ida, const framework_model *b, uint32_t idb)
+{
+    assert_string_equal(framework_model_str(a, ida, NULL), framework_model_str(b, idb, NULL));
+}
+
+static void assert_same_kv(const framework_model *a, const kvlist *la, const framework_model *b, const kvlist *lb)
+{
+    assert_int_equal(la == NULL, lb == NULL);
+    if (!la)
+        return;
+    assert_int_equal(kvlist_count(la), kvlist_count(lb));
+    for (size_t i = 0; i < kvlist_count(la); i++) {
+        const kvlist_entry *x = kvlist_at(la, i), *y = kvlist_at(lb, i);
+        assert_same_strings(a, x->key, b, y->key);
+        assert_same_strings(a, x->text, b, y->text);
+        assert_int_equal(x->kind, y->kind);
+        assert_true(x->i == y->i && x->u == y->u && memcmp(&x->num, &y->num, sizeof x->num) == 0);
+    }
+}
+
+/* Everything a reader of the model sees, compared by content (string ids may differ). */
+static void assert_same_model(const framework_model *a, const framework_model *b)
+{
+    assert_same_rows(a, b);
+    nl_error wa, wb;
+    assert_int_equal(framework_model_partial(a, &wa), framework_model_partial(b, &wb));
+    if (framework_model_partial(a, NULL)) {
+        assert_int_equal(wa.code, wb.code);
+        assert_int_equal(wa.offset, wb.offset);
+        assert_int_equal(wa.record, wb.record);
+        assert_string_equal(wa.field, wb.field);
+    }
+    assert_int_equal(framework_model_note_count(a), framework_model_note_count(b));
+    for (size_t i = 0; i < framework_model_note_count(a); i++) {
+        const framework_model_note *x = framework_model_note_at(a, i), *y = framework_model_note_at(b, i);
+        assert_int_equal(x->kind, y->kind);
+        assert_same_strings(a, x->name, b, y->name);
+        assert_int_equal(x->count, y->count);
+        assert_int_equal(x->first_offset, y->first_offset);
+    }
+    assert_same_kv(a, framework_model_trace(a), b, framework_model_trace(b));
+    assert_same_kv(a, framework_model_dist(a), b, framework_model_dist(b));
+    assert_int_equal(framework_model_device_count(a), framework_model_device_count(b));
+    assert_int_equal(framework_model_log_count(a, true), framework_model_log_count(b, true));
+    assert_int_equal(framework_model_log_count(a, false), framework_model_log_count(b, false));
+    assert_int_equal(framework_model_process_count(a), framework_model_process_count(b));
+    for (size_t i = 0; i < framework_model_process_count(a); i++) {
+        const framework_model_process *x = framework_model_process_at(a, i), *y = framework_model_process_at(b, i);
+        assert_same_strings(a, x->pid, b, y->pid);
+        assert_same_strings(a, x->name, b, y->name);
+        assert_same_strings(a, x->labels, b, y->labels);
+        assert_int_equal(x->device, y->device);
+        assert_int_equal(x->events, y->events);
+    }
+    assert_int_equal(framework_model_thread_count(a), framework_model_thread_count(b));
+    for (size_t i = 0; i < framework_model_thread_count(a); i++) {
+        const framework_model_thread *x = framework_model_thread_at(a, i), *y = framework_model_thread_at(b, i);
+        assert_same_strings(a, x->tid, b, y->tid);
+        assert_same_strings(a, x->name, b, y->name);
+        assert_int_equal(x->process, y->process);
+        assert_int_equal(x->events, y->events);
+    }
+    if (framework_model_rows(a))
+        assert_memory_equal(framework_model_row_threads(a), framework_model_row_threads(b),
+                            framework_model_rows(a) * sizeof(uint32_t));
+}
+
+/* With 1-byte reads the tokenizer never holds a whole member or value, so the fast paths (kr_member,
+ * json_stream_skip_value) always decline and every token goes through the token path: the reference. */
+static void fast_paths_build_the_model_of_the_token_path(void **state)
+{
+    (void)state;
+    kineto_options bytewise = {.read_size = 1};
+    framework_model *ref = read_ok(fast_doc, sizeof fast_doc - 1, &bytewise);
+    framework_model *m = read_ok(fast_doc, sizeof fast_doc - 1, NULL);
+    assert_same_model(ref, m);
+    for (size_t rs = 2; rs <= 300; rs += rs < 40 ? 1 : 37) {
+        kineto_options opt = {.read_size = rs};
+        framework_model *c = read_ok(fast_doc, sizeof fast_doc - 1, &opt);
+        assert_same_model(ref, c);
+        framework_model_free(c);
+    }
+    framework_model_free(ref);
+    /* and the values themselves */
+    assert_int_equal(framework_model_rows(m), FAST_EVENTS);
+    assert_int_equal(col_i64(m, FM_EV_TS, 0), 2500001000);
+    assert_int_equal(col_i64(m, FM_EV_DUR, 0), 770);
+    assert_true(col_u64(m, FM_EV_EXT, 0) == 17); /* read after the skipped arrays */
+    assert_true(col_u64(m, FM_EV_FLAGS, 0) & FM_F_EXT);
+    assert_string_equal(col_str(m, FM_EV_NAME, 1), "k\xc3\xa9rnel \"1\"");
+    assert_string_equal(col_str(m, FM_EV_TID, 1), "stream 7");
+    assert_int_equal(col_i64(m, FM_EV_TS, 1), 2500002500);
+    assert_int_equal(col_i64(m, FM_EV_DUR, 1), 3000);
+    assert_true(col_u64(m, FM_EV_CORR, 1) == 42);
+    assert_true(col_u64(m, FM_EV_FLOW, 2) == 99);
+    assert_true(col_u64(m, FM_EV_FLAGS, 2) & FM_F_BIND_ENCLOSING);
+    assert_string_equal(col_str(m, FM_EV_NAME, 3), "dup2"); /* the last of duplicate keys */
+    assert_int_equal(col_i64(m, FM_EV_TS, 3), -12500);
+    assert_int_equal(col_i64(m, FM_EV_DUR, 3), 7000);
+    uint64_t f3 = col_u64(m, FM_EV_FLAGS, 3);
+    assert_false(f3 & (FM_F_CORR | FM_F_EXT)); /* containers are not ids */
+    assert_true((f3 & FM_F_BYTES) && col_u64(m, FM_EV_BYTES, 3) == 512); /* 1e3 is not an integer */
+    assert_string_equal(col_str(m, FM_EV_DETAIL, 3), "HOST_TO_DEVICE");
+    assert_string_equal(col_str(m, FM_EV_DETAIL, 4), "Stream 7");
+    assert_string_equal(col_str(m, FM_EV_DETAIL, 5), "GPU 0");
+    assert_int_equal(find_process(m, "0")->device, FM_DEVICE_BY_CATEGORY);
+    assert_int_equal(find_note(m, FM_NOTE_BAD_FIELD, "bp")->count, 1); /* a known field holding an object */
+    assert_null(find_note(m, FM_NOTE_BAD_FIELD, "extra"));              /* ignored containers are not */
+    assert_false(col_u64(m, FM_EV_FLAGS, 1) & FM_F_BIND_ENCLOSING);
+    framework_model_free(m);
+}
+
+/* Any byte replaced: the same model (maybe partial) or the same error as the token path. */
+static void fast_paths_fail_like_the_token_path_on_any_corrupted_byte(void **state)
+{
+    (void)state;
+    static const char subst[] = {'\0', '"', '{', ']', '}', ',', ':', '9', '.', '-', 'e', 'x', '\\', (char)0xff};
+    size_t len = sizeof fast_doc - 1;
+    char *doc = malloc(len);
+    kineto_options bytewise = {.read_size = 1}, chunked = {.read_size = 97};
+    for (size_t i = 0; i < len; i++) {
+        for (size_t k = 0; k < sizeof subst; k++) {
+            memcpy(doc, fast_doc, len);
+            doc[i] = subst[k];
+            framework_model *a, *b;
+            nl_error ea, eb;
+            int ra = kineto_read_mem(doc, len, "x.json", &bytewise, &a, &ea);
+            int rb = kineto_read_mem(doc, len, "x.json", (i + k) & 1 ? &chunked : NULL, &b, &eb);
+            assert_int_equal(ra, rb);
+            if (ra != 0) {
+                assert_int_equal(ea.code, eb.code);
+                assert_int_equal(ea.offset, eb.offset);
+                assert_int_equal(ea.record, eb.record);
+                assert_string_equal(ea.field, eb.field);
+                continue;
+            }
+            assert_same_model(a, b);
+            framework_model_free(a);
+            framework_model_free(b);
+        }
+    }
+    free(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -735,6 +908,8 @@ int main(void)
         cmocka_unit_test(memory_limits_fail_cleanly_at_every_size),
         cmocka_unit_test(cancel_stops_the_read),
         cmocka_unit_test(reads_files_and_reports_progress),
+        cmocka_unit_test(fast_paths_build_the_model_of_the_token_path),
+        cmocka_unit_test(fast_paths_fail_like_the_token_path_on_any_corrupted_byte),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
