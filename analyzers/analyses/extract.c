@@ -539,22 +539,8 @@ static void ex_read_filter_chunk(ex_ctx *c, size_t base, size_t n)
 
 /* ---- order -------------------------------------------------------------------------------------------- */
 
-typedef struct ex_key {
-    int64_t value; /* sort value (descending); 0 for time order */
-    int64_t ts;
-    size_t row;
-} ex_key;
-
-static int ex_key_cmp(const void *pa, const void *pb, const void *ctx)
-{
-    const ex_key *a = pa, *b = pb;
-    (void)ctx;
-    if (a->value != b->value)
-        return a->value > b->value ? -1 : 1;
-    if (a->ts != b->ts)
-        return a->ts < b->ts ? -1 : 1;
-    return (a->row > b->row) - (a->row < b->row);
-}
+/* A row's page key: sort value (descending; 0 for time order), timestamp, row. */
+typedef row_order_key ex_key;
 
 static int64_t ex_clamp_u64(uint64_t v)
 {
@@ -631,7 +617,7 @@ static int ex_page_in_order(ex_ctx *c, extract_page *out, nl_error *err)
 static int ex_page_scan(ex_ctx *c, const atomic_int *cancel, extract_page *out, nl_error *err)
 {
     topn heap;
-    if (topn_init(&heap, sizeof(ex_key), c->req->limit, ex_key_cmp, NULL))
+    if (topn_init(&heap, sizeof(ex_key), c->req->limit, row_order_key_cmp, NULL))
         return nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (page heap)");
     ex_key after = c->req->has_after ? ex_key_of_row(c, c->req->after_row) : (ex_key){0};
     bool need_dur = c->set[EXTRACT_F_WINDOW] || c->set[EXTRACT_F_MIN_DURATION] || c->req->sort == EXTRACT_SORT_DURATION;
@@ -648,7 +634,7 @@ static int ex_page_scan(ex_ctx *c, const atomic_int *cancel, extract_page *out, 
                 continue;
             out->total++;
             ex_key k = ex_key_of(c, base + i, c->ts[i].i, need_dur ? c->dur[i].i : 0, need_wait ? c->wait[i].i : 0);
-            if (c->req->has_after && ex_key_cmp(&k, &after, NULL) <= 0)
+            if (c->req->has_after && row_order_key_cmp(&k, &after, NULL) <= 0)
                 continue;
             out->after_cursor++;
             topn_offer(&heap, &k);

@@ -606,22 +606,8 @@ static bool hx_cancelled(const atomic_int *cancel)
 
 /* ---- order -------------------------------------------------------------------------------------------- */
 
-typedef struct hx_key {
-    int64_t value; /* descending; 0 for time order */
-    int64_t ts;
-    size_t row;
-} hx_key;
-
-static int hx_key_cmp(const void *pa, const void *pb, const void *ctx)
-{
-    const hx_key *a = pa, *b = pb;
-    (void)ctx;
-    if (a->value != b->value)
-        return a->value > b->value ? -1 : 1;
-    if (a->ts != b->ts)
-        return a->ts < b->ts ? -1 : 1;
-    return (a->row > b->row) - (a->row < b->row);
-}
+/* A row's page key: sort value (descending; 0 for time order), start, row. */
+typedef row_order_key hx_key;
 
 static int64_t hx_bytes(const hx_ctx *c, size_t row)
 {
@@ -664,7 +650,7 @@ static int hx_page_scan(hx_ctx *c, const hx_key *after, const atomic_int *cancel
 {
     const host_extract_request *req = c->req;
     topn heap = {0};
-    int rc = topn_init(&heap, sizeof(hx_key), req->limit, hx_key_cmp, NULL) ? hx_nomem(err, "page heap") : 0;
+    int rc = topn_init(&heap, sizeof(hx_key), req->limit, row_order_key_cmp, NULL) ? hx_nomem(err, "page heap") : 0;
     for (size_t base = 0; !rc && base < c->rows; base += EXTRACT_CHUNK) {
         if (hx_cancelled(cancel)) {
             rc = nl_error_set(err, NL_ERR_CANCELLED, NULL, -1, "cancelled");
@@ -678,7 +664,7 @@ static int hx_page_scan(hx_ctx *c, const hx_key *after, const atomic_int *cancel
                 continue;
             out->total++;
             hx_key k = hx_key_of(c, base + i, &r);
-            if (req->has_after && hx_key_cmp(&k, after, NULL) <= 0)
+            if (req->has_after && row_order_key_cmp(&k, after, NULL) <= 0)
                 continue;
             out->after_cursor++;
             topn_offer(&heap, &k);

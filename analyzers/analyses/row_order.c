@@ -430,7 +430,7 @@ bool row_order_is_sparse(const row_order *o, uint64_t total)
     return total < o->count / ROW_ORDER_SPARSE_SHARE;
 }
 
-static int ro_key_cmp(const void *pa, const void *pb, const void *ctx)
+int row_order_key_cmp(const void *pa, const void *pb, const void *ctx)
 {
     const row_order_key *a = pa, *b = pb;
     (void)ctx;
@@ -445,7 +445,7 @@ int row_order_rank_matches(size_t rows, const uint64_t *match, const row_order_k
                            void *ctx, size_t limit, size_t *out, size_t *count, uint64_t *after_count)
 {
     topn heap;
-    if (topn_init(&heap, sizeof(row_order_key), limit, ro_key_cmp, NULL))
+    if (topn_init(&heap, sizeof(row_order_key), limit, row_order_key_cmp, NULL))
         return -1;
     *after_count = 0;
     for (size_t w = 0; w < row_order_match_words(rows); w++)
@@ -453,7 +453,7 @@ int row_order_rank_matches(size_t rows, const uint64_t *match, const row_order_k
             row_order_key k = {0, 0, w * 64 + (size_t)__builtin_ctzll(bits)};
             uint8_t keep;
             keys(ctx, k.row, 1, &k.value, &k.ts, &keep);
-            if (after && ro_key_cmp(&k, after, NULL) <= 0)
+            if (after && row_order_key_cmp(&k, after, NULL) <= 0)
                 continue;
             (*after_count)++;
             topn_offer(&heap, &k);

@@ -70,6 +70,10 @@ typedef struct row_order_key {
     size_t row;
 } row_order_key;
 
+/* The page order of two keys (a topn comparator; ctx unused): value descending, then ts, then row. The one
+ * definition extract.c and host_extract.c page by, with or without a memoized order. */
+int row_order_key_cmp(const void *a, const void *b, const void *ctx);
+
 /* Whether `total` matches are few enough for row_order_rank_matches. */
 bool row_order_is_sparse(const row_order *o, uint64_t total);
 

@@ -306,6 +306,18 @@ static json_stream_status js_close(json_stream *js, json_stream_token *tok, nl_e
 
 /* ---- strings ------------------------------------------------------------------------------------------ */
 
+#if defined(__SSE2__)
+/* Bit i set when buf[p + i] is '"', '\\' or a byte < 0x20, for i < 16: the test every string scanner here
+ * makes 16 bytes at a time. */
+static inline unsigned js_special16(const char *buf, size_t p)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + p));
+    __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                               _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f)));
+    return (unsigned)_mm_movemask_epi8(hit);
+}
+#endif
+
 /* Nonzero when some byte of w is '"', '\\' or < 0x20 (the lowest flagged byte is exact). */
 static inline uint64_t js_special8(uint64_t w)
 {
@@ -496,13 +508,9 @@ static json_stream_status js_scan_string(json_stream *js, nl_error *err, size_t 
     for (;;) {
 #if defined(__SSE2__)
         while (end - p >= 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + p));
-            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                                                    _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-                                       _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f)));
-            int mask = _mm_movemask_epi8(hit);
+            unsigned mask = js_special16(buf, p);
             if (mask) {
-                p += (size_t)__builtin_ctz((unsigned)mask);
+                p += (size_t)__builtin_ctz(mask);
                 goto special; /* exact: skip the narrower loops */
             }
             p += 16;
@@ -891,13 +899,9 @@ static size_t js_flat_string_end(const char *buf, size_t p, size_t end, size_t m
     for (;;) {
 #if defined(__SSE2__)
         while (end - p >= 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + p));
-            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                                                    _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-                                       _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f)));
-            int mask = _mm_movemask_epi8(hit);
+            unsigned mask = js_special16(buf, p);
             if (mask) {
-                p += (size_t)__builtin_ctz((unsigned)mask);
+                p += (size_t)__builtin_ctz(mask);
                 goto special;
             }
             p += 16;
@@ -1259,11 +1263,7 @@ static inline size_t js_string_end(json_stream *js, size_t p, size_t end, size_t
         *decoded = SIZE_MAX;
 #if defined(__SSE2__)
     if (end - p > 16 && js->string_max >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + p + 1));
-        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                                                _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-                                   _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f)));
-        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+        unsigned mask = js_special16(buf, p + 1);
         if (mask && buf[p + 1 + (size_t)__builtin_ctz(mask)] == '"')
             return p + 1 + (size_t)__builtin_ctz(mask);
     }

@@ -18,6 +18,7 @@
 #include "analysis_fixture.h"
 #include "extract.h"
 #include "neuron_json.h"
+#include "ref_order.h"
 
 static device_model *load(const char *doc)
 {
@@ -497,21 +498,6 @@ static bool gen_matches(const gen_row *r, const extract_filter *f)
     if (f->layer && !(*r->layer && strcasestr(r->layer, f->layer)))
         return false;
     return r->dur >= f->min_duration_ns && r->wait >= f->min_wait_ns;
-}
-
-typedef struct gen_key {
-    int64_t value, ts;
-    size_t row;
-} gen_key;
-
-static int gen_key_cmp(const void *pa, const void *pb)
-{
-    const gen_key *a = pa, *b = pb;
-    if (a->value != b->value)
-        return a->value > b->value ? -1 : 1;
-    if (a->ts != b->ts)
-        return a->ts < b->ts ? -1 : 1;
-    return (a->row > b->row) - (a->row < b->row);
 }
 
 /* The rows a request must return, in order; returns their count. */

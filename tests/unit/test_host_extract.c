@@ -14,6 +14,7 @@
 #include "gaps_host.h"
 #include "host_extract.h"
 #include "host_synth.h"
+#include "ref_order.h"
 
 #define BASE 1000000000000LL
 
@@ -546,21 +547,6 @@ static bool gen_matches(const gen_event *e, const host_extract_filter *f)
                                                  : e->start < b && (e->end > a || (e->end == e->start && e->start >= a))))
         return false;
     return e->end - e->start >= f->min_duration_ns;
-}
-
-typedef struct gen_key {
-    int64_t value, ts;
-    size_t row;
-} gen_key;
-
-static int gen_key_cmp(const void *pa, const void *pb)
-{
-    const gen_key *a = pa, *b = pb;
-    if (a->value != b->value)
-        return a->value > b->value ? -1 : 1;
-    if (a->ts != b->ts)
-        return a->ts < b->ts ? -1 : 1;
-    return (a->row > b->row) - (a->row < b->row);
 }
 
 static size_t gen_reference(const gen_event *ev, const host_extract_request *req, size_t *out)

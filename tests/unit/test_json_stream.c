@@ -14,61 +14,19 @@
 #include <string.h>
 
 #include "json_stream.h"
+#include "token_text.h"
 
 /* ---- helpers ------------------------------------------------------------------------------------------ */
 
-/* Tokens rendered as text lines "kind depth offset payload", so whole streams compare with one strcmp. */
-typedef struct tokbuf {
-    char *s;
-    size_t len, cap;
-} tokbuf;
-
-static void tokbuf_add(tokbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void tokbuf_add(tokbuf *b, const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    assert_true(n >= 0 && (size_t)n < sizeof line);
-    if (b->len + (size_t)n + 1 > b->cap) {
-        b->cap = (b->len + (size_t)n + 1) * 2;
-        b->s = realloc(b->s, b->cap);
-        assert_non_null(b->s);
-    }
-    memcpy(b->s + b->len, line, (size_t)n + 1);
-    b->len += (size_t)n;
-}
-
-static void tokbuf_token(tokbuf *b, const json_stream_token *t)
-{
-    tokbuf_add(b, "%d %u %lld", (int)t->kind, t->depth, (long long)t->offset);
-    if (t->str) {
-        tokbuf_add(b, " [");
-        for (size_t i = 0; i < t->len; i++)
-            tokbuf_add(b, "%02x", (unsigned char)t->str[i]);
-        tokbuf_add(b, "]");
-    }
-    if (t->kind == JSON_STREAM_INT)
-        tokbuf_add(b, " i=%lld", (long long)t->i);
-    if (t->kind == JSON_STREAM_UINT)
-        tokbuf_add(b, " u=%llu", (unsigned long long)t->u);
-    if (t->kind == JSON_STREAM_DOUBLE)
-        tokbuf_add(b, " d=%.17g", t->d);
-    tokbuf_add(b, "\n");
-}
-
 /* Drain tokens until NEED_MORE/END/ERROR; returns that status. */
-static json_stream_status drain(json_stream *js, tokbuf *b, nl_error *err)
+static json_stream_status drain(json_stream *js, token_text *b, nl_error *err)
 {
     for (;;) {
         json_stream_token t;
         json_stream_status st = json_stream_next(js, &t, err);
         if (st != JSON_STREAM_TOKEN)
             return st;
-        tokbuf_token(b, &t);
+        token_text_token(b, &t, 0);
     }
 }
 
@@ -79,7 +37,7 @@ static char *tokenize_chunked(const char *doc, size_t len, size_t (*next_chunk)(
     nl_error err;
     json_stream *js = json_stream_new(NULL, &err);
     assert_non_null(js);
-    tokbuf b = {0};
+    token_text b = {0};
     size_t pos = 0;
     json_stream_status st = JSON_STREAM_NEED_MORE;
     while (st == JSON_STREAM_NEED_MORE) {
@@ -105,9 +63,9 @@ static char *tokenize_chunked(const char *doc, size_t len, size_t (*next_chunk)(
         st = drain(js, &b, &err);
     }
     if (st == JSON_STREAM_END)
-        tokbuf_add(&b, "END\n");
+        token_text_add(&b, "END\n");
     else
-        tokbuf_add(&b, "ERROR %s %lld\n", nl_error_code_name(err.code), (long long)err.offset);
+        token_text_add(&b, "ERROR %s %lld\n", nl_error_code_name(err.code), (long long)err.offset);
     json_stream_free(js);
     return b.s;
 }
@@ -126,7 +84,7 @@ static nl_error expect_error(const char *doc, size_t len, const json_stream_opti
     assert_non_null(js);
     assert_int_equal(json_stream_feed(js, doc, len, &err), 0);
     json_stream_finish(js);
-    tokbuf b = {0};
+    token_text b = {0};
     json_stream_status st = drain(js, &b, &err);
     if (st != JSON_STREAM_ERROR)
         fail_msg("expected an error for '%.*s', got status %d after tokens:\n%s", (int)len, doc, (int)st,
@@ -315,7 +273,7 @@ static void nesting_deeper_than_the_cap_is_a_limit_error(void **state)
     json_stream *js = json_stream_new(&opt, &e2);
     assert_int_equal(json_stream_feed(js, "[[[1]]]", 7, &e2), 0);
     json_stream_finish(js);
-    tokbuf b = {0};
+    token_text b = {0};
     assert_int_equal(drain(js, &b, &e2), JSON_STREAM_END);
     free(b.s);
     json_stream_free(js);
@@ -405,7 +363,7 @@ static void offsets_count_bytes_across_many_chunks(void **state)
     size_t pos = 0;
     nl_error err;
     json_stream *js = json_stream_new(NULL, &err);
-    tokbuf b = {0};
+    token_text b = {0};
     json_stream_status st = JSON_STREAM_NEED_MORE;
     while (st == JSON_STREAM_NEED_MORE) {
         size_t k = n - pos < 777 ? n - pos : 777;
@@ -569,7 +527,7 @@ static char *tokenize_flat(const char *doc, size_t *flat)
     assert_non_null(js);
     assert_int_equal(json_stream_feed(js, doc, strlen(doc), &err), 0);
     json_stream_finish(js);
-    tokbuf b = {0};
+    token_text b = {0};
     *flat = 0;
     for (;;) {
         json_stream_member m[8];
@@ -578,14 +536,14 @@ static char *tokenize_flat(const char *doc, size_t *flat)
         int64_t before = json_stream_offset(js);
         if (json_stream_depth(js) == 1 && json_stream_flat_object(js, m, 8, &n, &open, &close)) {
             json_stream_token edge = {.kind = JSON_STREAM_OBJECT_BEGIN, .depth = 1, .offset = open};
-            tokbuf_token(&b, &edge);
+            token_text_token(&b, &edge, 0);
             for (size_t i = 0; i < n; i++) {
-                tokbuf_token(&b, &m[i].key);
-                tokbuf_token(&b, &m[i].value);
+                token_text_token(&b, &m[i].key, 0);
+                token_text_token(&b, &m[i].value, 0);
             }
             edge.kind = JSON_STREAM_OBJECT_END;
             edge.offset = close;
-            tokbuf_token(&b, &edge);
+            token_text_token(&b, &edge, 0);
             ++*flat;
             continue;
         }
@@ -595,13 +553,13 @@ static char *tokenize_flat(const char *doc, size_t *flat)
         if (st == JSON_STREAM_END)
             break;
         if (st != JSON_STREAM_TOKEN) {
-            tokbuf_add(&b, "ERROR %s %lld\n", nl_error_code_name(err.code), (long long)err.offset);
+            token_text_add(&b, "ERROR %s %lld\n", nl_error_code_name(err.code), (long long)err.offset);
             json_stream_free(js);
             return b.s;
         }
-        tokbuf_token(&b, &t);
+        token_text_token(&b, &t, 0);
     }
-    tokbuf_add(&b, "END\n");
+    token_text_add(&b, "END\n");
     json_stream_free(js);
     return b.s;
 }

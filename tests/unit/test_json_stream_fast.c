@@ -18,51 +18,12 @@
 #include <string.h>
 
 #include "json_stream.h"
+#include "token_text.h"
 
 /* ---- transcripts -------------------------------------------------------------------------------------- */
 
-/* What a reader saw, one line per token or skipped value, so two readers compare with one strcmp. */
-typedef struct transcript {
-    char *s;
-    size_t len, cap;
-} transcript;
-
-static void tr_add(transcript *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void tr_add(transcript *t, const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    assert_true(n >= 0 && (size_t)n < sizeof line);
-    if (t->len + (size_t)n + 1 > t->cap) {
-        t->cap = (t->len + (size_t)n + 1) * 2;
-        t->s = realloc(t->s, t->cap);
-        assert_non_null(t->s);
-    }
-    memcpy(t->s + t->len, line, (size_t)n + 1);
-    t->len += (size_t)n;
-}
-
-static void tr_token(transcript *t, const json_stream_token *tok)
-{
-    tr_add(t, "%d %u %lld", (int)tok->kind, tok->depth, (long long)tok->offset);
-    if (tok->str) {
-        tr_add(t, " [");
-        for (size_t i = 0; i < tok->len; i++)
-            tr_add(t, "%02x", (unsigned char)tok->str[i]);
-        tr_add(t, "]");
-    }
-    if (tok->kind == JSON_STREAM_INT)
-        tr_add(t, " i=%lld", (long long)tok->i);
-    if (tok->kind == JSON_STREAM_UINT)
-        tr_add(t, " u=%llu", (unsigned long long)tok->u);
-    if (tok->kind == JSON_STREAM_DOUBLE)
-        tr_add(t, " d=%a", tok->d);
-    tr_add(t, "\n");
-}
+/* What a reader saw (token_text), one line per token or skipped value. */
+typedef token_text transcript;
 
 /* ---- two readers with one skipping policy ------------------------------------------------------------- */
 
@@ -109,7 +70,7 @@ static void value_done(reader *r)
 
 static void record_skip(reader *r)
 {
-    tr_add(&r->out, "skip %lld\n", (long long)json_stream_offset(r->js));
+    token_text_add(&r->out, "skip %lld\n", (long long)json_stream_offset(r->js));
     value_done(r);
 }
 
@@ -128,13 +89,13 @@ static json_stream_status token_step(reader *r, nl_error *err)
         return st;
     }
     if (is_end(&t)) {
-        tr_token(&r->out, &t);
+        token_text_token(&r->out, &t, 1);
         r->level--;
         value_done(r);
         return st;
     }
     if (t.kind == JSON_STREAM_KEY) {
-        tr_token(&r->out, &t);
+        token_text_token(&r->out, &t, 1);
         r->skip_next = t.len > 0 && t.str[0] == 'x';
         return st;
     }
@@ -145,7 +106,7 @@ static json_stream_status token_step(reader *r, nl_error *err)
             record_skip(r);
         return st;
     }
-    tr_token(&r->out, &t);
+    token_text_token(&r->out, &t, 1);
     if (is_begin(&t)) {
         assert_true(r->level < LEVELS);
         r->is_array[r->level] = t.kind == JSON_STREAM_ARRAY_BEGIN;
@@ -169,14 +130,14 @@ static json_stream_status fast_step(reader *r, nl_error *err)
     if (r->skip_depth < 0 && !r->skip_next && r->level && !r->is_array[r->level - 1] &&
         json_stream_next_member(r->js, &k, &v)) {
         r->fast_uses++;
-        tr_token(&r->out, &k);
+        token_text_token(&r->out, &k, 1);
         r->skip_next = k.len > 0 && k.str[0] == 'x';
         if (is_begin(&v)) /* not consumed: skipped by the next step or read as a BEGIN by the token path */
             return JSON_STREAM_TOKEN;
         if (r->skip_next) {
             record_skip(r);
         } else {
-            tr_token(&r->out, &v);
+            token_text_token(&r->out, &v, 1);
             value_done(r);
         }
         return JSON_STREAM_TOKEN;
@@ -209,9 +170,9 @@ static char *run(const char *doc, size_t len, size_t chunk, int fast, const json
             continue;
         }
         if (st == JSON_STREAM_END)
-            tr_add(&r.out, "END\n");
+            token_text_add(&r.out, "END\n");
         else
-            tr_add(&r.out, "ERROR %d %lld %s\n", (int)err.code, (long long)err.offset, err.message);
+            token_text_add(&r.out, "ERROR %d %lld %s\n", (int)err.code, (long long)err.offset, err.message);
         break;
     }
     json_stream_free(r.js);
