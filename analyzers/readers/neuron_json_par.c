@@ -37,6 +37,7 @@
 #include "neuron_json_internal.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -50,6 +51,11 @@
 
 /* Pieces parsed ahead of the merge, per thread (bounds the memory of unmerged pieces). */
 #define NJP_WINDOW_PER_THREAD 4u
+/* Merged pieces between two malloc_trim calls. Why: a piece model is allocated on a worker thread and
+ * freed in njp_array_hook; its chunks go back to the worker's glibc arena, which keeps them resident, so the peak RSS of
+ * a cold 1 GB `summary` varied 90–101 MB from run to run. Trimming every 8 pieces: 87–91 MB, no measurable
+ * time (perf stat, 5 runs: 1.60 s both ways); every piece costs ~4%. */
+#define NJP_TRIM_EVERY 8u
 /* The scanner reads the file in chunks of NJP_SCAN_CHUNK (a multiple of JSON_SPLIT_BLOCK) and keeps the last
  * NJP_SCAN_KEEP bytes of each ahead of the next, for member names and separators that straddle two chunks
  * (a separator longer than that is simply not cut at). */
@@ -127,6 +133,7 @@ typedef struct njp {
     njp_scan sc; /* scanner thread only */
 
     /* calling thread only */
+    unsigned trim_countdown; /* pieces merged since the start, for NJP_TRIM_EVERY */
     size_t pos;      /* next byte of data the document read takes */
     size_t next_gap; /* first split array not yet skipped */
     size_t skipped;  /* bytes skipped so far (document offsets + skipped = data offsets) */
@@ -589,6 +596,8 @@ static int njp_array_hook(void *ctx, device_model *m, int64_t offset, const char
             ok = 0;
         total += job->count;
         device_model_free(piece);
+        if (++p->trim_countdown % NJP_TRIM_EVERY == 0)
+            malloc_trim(0);
         njp_progress(p, 0);
         pthread_mutex_lock(&p->lock);
         p->merged = ++j;
