@@ -312,8 +312,9 @@ static json_stream_status js_close(json_stream *js, json_stream_token *tok, nl_e
 static inline unsigned js_special16(const char *buf, size_t p)
 {
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + p));
-    __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-                               _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f)));
+    __m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"')), backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+    __m128i control = _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
+    __m128i hit = _mm_or_si128(_mm_or_si128(quote, backslash), control);
     return (unsigned)_mm_movemask_epi8(hit);
 }
 #endif

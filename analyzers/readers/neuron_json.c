@@ -1018,7 +1018,8 @@ static int nj_token(nj_reader *r, const json_stream_token *t)
 static int nj_fast_record(nj_reader *r, const json_stream_member *members, size_t n, int64_t open_offset,
                           int64_t close_offset)
 {
-    json_stream_token edge = {.kind = JSON_STREAM_OBJECT_BEGIN, .depth = json_stream_depth(r->js), .offset = open_offset};
+    json_stream_token edge = {
+        .kind = JSON_STREAM_OBJECT_BEGIN, .depth = json_stream_depth(r->js), .offset = open_offset};
     if (nj_on_element(r, &edge) != 0)
         return -1;
     for (size_t i = 0; i < n; i++) {
