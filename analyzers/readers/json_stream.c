@@ -497,6 +497,34 @@ static json_stream_status js_unescape(json_stream *js, json_stream_token *tok, n
     return JSON_STREAM_TOKEN;
 }
 
+/* The index of the first '"', '\\' or control byte in buf[p, end), or end: 16 bytes per step with SSE2,
+ * then 8 with SWAR bit tricks (js_special8; also the portable path), then single bytes. */
+static inline size_t js_find_special(const char *buf, size_t p, size_t end)
+{
+#if defined(__SSE2__)
+    while (end - p >= 16) {
+        unsigned mask = js_special16(buf, p);
+        if (mask)
+            return p + (size_t)__builtin_ctz(mask); /* exact: skip the narrower loops */
+        p += 16;
+    }
+#endif
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, buf + p, 8);
+        if (js_special8(w))
+            break;
+        p += 8;
+    }
+    while (p < end) {
+        unsigned char c = (unsigned char)buf[p];
+        if (c == '"' || c == '\\' || c < 0x20)
+            break;
+        p++;
+    }
+    return p;
+}
+
 /* Find the closing quote of the string starting at buf[start] ('"'). On success sets *close to its index
  * and *escaped. Returns TOKEN, NEED_MORE (resume state saved) or ERROR. */
 static json_stream_status js_scan_string(json_stream *js, nl_error *err, size_t *close, int *escaped)
@@ -507,32 +535,7 @@ static json_stream_status js_scan_string(json_stream *js, nl_error *err, size_t 
     size_t end = js->end;
     int esc = js->resume_escape;
     for (;;) {
-#if defined(__SSE2__)
-        while (end - p >= 16) {
-            unsigned mask = js_special16(buf, p);
-            if (mask) {
-                p += (size_t)__builtin_ctz(mask);
-                goto special; /* exact: skip the narrower loops */
-            }
-            p += 16;
-        }
-#endif
-        while (end - p >= 8) {
-            uint64_t w;
-            memcpy(&w, buf + p, 8);
-            if (js_special8(w))
-                break;
-            p += 8;
-        }
-        while (p < end) {
-            unsigned char c = (unsigned char)buf[p];
-            if (c == '"' || c == '\\' || c < 0x20)
-                break;
-            p++;
-        }
-#if defined(__SSE2__)
-    special:
-#endif
+        p = js_find_special(buf, p, end);
         if (p - body > js->string_max)
             return js_fail(js, err, NL_ERR_LIMIT, js->base + (int64_t)js->start, SIZE_MAX,
                            "string longer than %zu bytes", js->string_max);
@@ -892,27 +895,12 @@ static json_stream_status js_literal(json_stream *js, json_stream_token *tok, nl
  * path then reads the same bytes and reports any error exactly as it would have. */
 
 /* Index of the closing quote of the string whose body starts at buf[p]. A string with an escape declines
- * when `escaped` is NULL, else sets *escaped. 16 bytes per step with SSE2 like js_scan_string, but without
- * resume state. */
+ * when `escaped` is NULL, else sets *escaped. The scan of js_scan_string, without resume state. */
 static size_t js_flat_string_end(const char *buf, size_t p, size_t end, size_t max, int *escaped)
 {
     size_t body = p;
     for (;;) {
-#if defined(__SSE2__)
-        while (end - p >= 16) {
-            unsigned mask = js_special16(buf, p);
-            if (mask) {
-                p += (size_t)__builtin_ctz(mask);
-                goto special;
-            }
-            p += 16;
-        }
-#endif
-        while (p < end && buf[p] != '"' && buf[p] != '\\' && (unsigned char)buf[p] >= 0x20)
-            p++;
-#if defined(__SSE2__)
-    special:
-#endif
+        p = js_find_special(buf, p, end);
         if (p >= end || p - body > max)
             return 0;
         if (buf[p] == '"')
