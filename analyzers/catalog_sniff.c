@@ -642,8 +642,14 @@ static void catalog_peek_export(sniff_ctx *s)
         lim->export_identity_found(lim->export_identity_ctx, f->path, f->size, f->mtime_ns, f->has_uuid ? f->uuid_hex : "",
                                    f->export_ntff_filename ? f->export_ntff_filename : "");
     if (!(ps.header_done && ps.info_done) && f->size > budget)
-        catalog_note(s->cat, NL_NOTE_EXPORT_NOT_PEEKED, NL_NOTE_INFO, f->rel_path, NULL,
-                     "identity keys not found in the first %llu bytes of a %llu-byte export",
+        catalog_note(s->cat, NL_NOTE_EXPORT_NOT_PEEKED, NL_NOTE_INFO, f->rel_path,
+                     "call summary on this profile: reading the whole export finds its identity, and the next "
+                     "scan pairs it",
+                     "%s not found in the first %llu bytes of a %llu-byte export (exports list their arrays in any "
+                     "order)",
+                     !ps.header_done && !ps.info_done ? "neff_header (uuid) and profile_info (NTFF name)"
+                     : !ps.header_done                ? "neff_header (uuid)"
+                                                      : "profile_info (NTFF name)",
                      (unsigned long long)budget, (unsigned long long)f->size);
 }
 

@@ -115,6 +115,15 @@ static size_t count_notes(const nl_catalog *c, nl_note_code code, const char *pa
     return n;
 }
 
+/* The first note of `code`, or NULL. */
+static const nl_catalog_note *note_of(const nl_catalog *c, nl_note_code code)
+{
+    for (size_t i = 0; i < nl_catalog_note_count(c); i++)
+        if (nl_catalog_note_at(c, i)->code == code)
+            return nl_catalog_note_at(c, i);
+    return NULL;
+}
+
 static const nl_catalog_profile *profile(const nl_catalog *c, const char *id)
 {
     const nl_catalog_profile *p = nl_catalog_find_profile(c, id);
@@ -535,7 +544,24 @@ static void catalog_export_peek_finds_keys_across_chunk_boundary(void **state)
     f = file(c, "big/far.json");
     assert_false(f->has_uuid);
     assert_int_equal(count_notes(c, NL_NOTE_EXPORT_NOT_PEEKED, "big/far.json"), 1);
+    const nl_catalog_note *n = note_of(c, NL_NOTE_EXPORT_NOT_PEEKED);
+    char want[200];
+    snprintf(want, sizeof want, "neff_header (uuid) and profile_info (NTFF name) not found in the first 4096 bytes "
+             "of a %zu-byte export (exports list their arrays in any order)", b.len);
+    assert_string_equal(n->message, want);
+    assert_non_null(strstr(n->fix, "call summary"));
     assert_int_equal(profile(c, "big/far")->export_link, NL_LINK_STEM); /* same dir and stem */
+    nl_catalog_free(c);
+
+    lim.json_peek_bytes = chunk + 30; /* neff_header inside the budget, profile_info just past it */
+    c = scan(t, &lim);
+    f = file(c, "big/far.json");
+    assert_true(f->has_uuid);
+    assert_null(f->export_ntff_filename);
+    n = note_of(c, NL_NOTE_EXPORT_NOT_PEEKED);
+    assert_non_null(n);
+    assert_non_null(strstr(n->message, "profile_info (NTFF name) not found in the first 1048606 bytes"));
+    assert_null(strstr(n->message, "neff_header"));
     nl_catalog_free(c);
     synth_free(&b);
 }
