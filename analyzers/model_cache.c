@@ -550,6 +550,15 @@ static const void *memo_get(nl_model_ref *r, const char *key, const memo_builder
     return obj;
 }
 
+bool nl_model_ref_memo_has_room(nl_model_ref *r, const char *key)
+{
+    shared_model *s = r->shared;
+    pthread_mutex_lock(&s->memo_lock);
+    bool room = s->memo_count < NL_MODEL_MEMO_MAX || memo_find(s->memos, key) != NULL;
+    pthread_mutex_unlock(&s->memo_lock);
+    return room;
+}
+
 const void *nl_model_ref_memo(nl_model_ref *r, const char *key, nl_memo_build_fn build, nl_memo_release_fn release,
                               void *ctx, const atomic_int *cancel, nl_error *err)
 {

@@ -14,6 +14,7 @@
 #define NL_MODEL_CACHE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -82,6 +83,11 @@ typedef void (*nl_memo_release_fn)(void *obj);
  * NULL with err on failure; r must come from nl_model_cache_get/peek (not from a file memo). */
 const void *nl_model_ref_memo(nl_model_ref *r, const char *key, nl_memo_build_fn build, nl_memo_release_fn release,
                               void *ctx, const atomic_int *cancel, nl_error *err) __attribute__((warn_unused_result));
+
+/* Whether nl_model_ref_memo / nl_model_ref_object_memo would keep `key` for the model (it is kept already,
+ * or fewer than NL_MODEL_MEMO_MAX keys are): callers whose object only pays off when shared (an index that
+ * costs more to build than one direct answer) skip it otherwise. */
+bool nl_model_ref_memo_has_room(nl_model_ref *r, const char *key);
 
 /* An object derived from the file at `path` (not a device model: e.g. a parsed show-session dump), cached
  * like a model: keyed by (path, key, size, mtime), in the same LRU and byte bound, built once (concurrent

@@ -127,6 +127,8 @@ const extract_order *nl_memo_extract_order(nl_call *call, nl_model_ref *ref, ext
 {
     char key[64];
     snprintf(key, sizeof key, "extract.order/%s/%s", extract_kind_name(kind), extract_sort_name(sort));
+    if (!nl_model_ref_memo_has_room(ref, key))
+        return NULL; /* built for one call it costs 2-3 direct rankings: rank directly */
     memo_ctx c = {.call = call, .kind = kind, .sort = sort};
     return nl_model_ref_memo(ref, key, build_extract_order, release_extract_order, &c, call->cancel, err);
 }
@@ -365,6 +367,8 @@ const host_extract_order *nl_memo_host_extract_order(nl_call *call, nl_model_ref
 {
     char key[64];
     snprintf(key, sizeof key, "extract.order/%s", host_extract_sort_name(sort));
+    if (!nl_model_ref_memo_has_room(host, key))
+        return NULL; /* as nl_memo_extract_order */
     memo_ctx c = {.call = call, .src = src, .host_sort = sort};
     return nl_model_ref_object_memo(host, key, build_host_extract_order, release_host_extract_order, &c, call->cancel,
                                     err);

@@ -40,7 +40,9 @@ const attr_sections *nl_memo_attr_sections(nl_call *call, nl_model_ref *ref, int
 
 /* Every row of `kind` in `sort` order (extract_order_build), for trace-extract's pages: one memo per
  * (kind, sort), so at most EXTRACT_KIND_COUNT × EXTRACT_SORT_COUNT of them, 4 bytes per row each (none for
- * a table already in that order). Filters are applied per call on top of it, so they never enter the key. */
+ * a table already in that order). Filters are applied per call on top of it, so they never enter the key.
+ * NULL (err untouched) when the model's memo table is full: an order built for one call costs more than
+ * ranking directly, which the caller then does. */
 const extract_order *nl_memo_extract_order(nl_call *call, nl_model_ref *ref, extract_kind kind, extract_sort sort,
                                            nl_error *err) __attribute__((warn_unused_result));
 
@@ -75,7 +77,8 @@ const framework_summary *nl_memo_framework_summary(nl_call *call, nl_model_ref *
 
 /* Every timeline row of a host model in `sort` order (host_extract_order_build), for trace-extract kinds
  * system and framework; `host` is the reference src's model came from (nl_memo_system_model or
- * nl_memo_framework_model). One memo per sort (HOST_EXTRACT_SORT_COUNT at most), 4 bytes per row. */
+ * nl_memo_framework_model). One memo per sort (HOST_EXTRACT_SORT_COUNT at most), 4 bytes per row; NULL
+ * when the memo table is full, as nl_memo_extract_order. */
 const host_extract_order *nl_memo_host_extract_order(nl_call *call, nl_model_ref *host, const host_extract_source *src,
                                                      host_extract_sort sort, nl_error *err)
     __attribute__((warn_unused_result));

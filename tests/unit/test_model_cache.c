@@ -343,9 +343,12 @@ static void keys_past_the_cap_live_with_their_reference(void **state)
     nl_model_ref *r = get(c, fx->path);
     char key[32];
     for (int i = 0; i < NL_MODEL_MEMO_MAX; i++) {
+        assert_true(nl_model_ref_memo_has_room(r, "extra"));
         snprintf(key, sizeof key, "k%d", i);
         memo_ok(r, key, &b);
     }
+    assert_false(nl_model_ref_memo_has_room(r, "extra")); /* full: a new key would not be kept */
+    assert_true(nl_model_ref_memo_has_room(r, "k7"));     /* a kept key still is */
     const counted *extra = memo_ok(r, "extra", &b);
     assert_ptr_equal(memo_ok(r, "extra", &b), extra); /* the same reference keeps it */
     assert_int_equal(atomic_load(&b.builds), NL_MODEL_MEMO_MAX + 1);
