@@ -25,6 +25,7 @@
  * Window test on a row [s, s + max(duration, 0)): overlaps [a, b) when s < b and (end > a, or the row is
  * zero-length and s >= a); with a == b it selects the rows active at instant a (s <= a < end, or s == a). */
 #include "extract.h"
+#include "name_list.h"
 #include "row_order.h"
 #include "topn.h"
 
@@ -920,54 +921,19 @@ bool extract_has_sources(const device_model *m)
 
 /* ---- accepted engines --------------------------------------------------------------------------------- */
 
-typedef struct ex_list {
-    char *buf;
-    size_t cap, used;
-    bool full;
-} ex_list;
-
-static bool ex_list_has(const ex_list *l, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = l->buf; p && *p;) {
-        size_t len = strcspn(p, ",");
-        if (len == n && !strncasecmp(p, name, n))
-            return true;
-        p += len;
-        p += *p == ',' ? 2 : 0;
-    }
-    return false;
-}
-
-static void ex_list_add(ex_list *l, const char *name)
-{
-    if (!name || !*name || l->full || ex_list_has(l, name))
-        return;
-    int w = snprintf(l->buf + l->used, l->cap - l->used, "%s%s", l->used ? ", " : "", name);
-    if (w < 0 || (size_t)w >= l->cap - l->used - 4) {
-        l->buf[l->used] = '\0';
-        if (l->cap - l->used > 5)
-            strcpy(l->buf + l->used, l->used ? ", …" : "…");
-        l->full = true;
-        return;
-    }
-    l->used += (size_t)w;
-}
-
-static void ex_list_column(ex_list *l, const device_model *m, const table *t, uint32_t col)
+static void ex_list_column(name_list *l, const device_model *m, const table *t, uint32_t col)
 {
     for (uint32_t code = 0; t && code < table_dict_size(t, col); code++)
-        ex_list_add(l, device_model_str(m, table_dict_id(t, col, code), NULL));
+        name_list_add(l, device_model_str(m, table_dict_id(t, col, code), NULL));
 }
 
 void extract_engines(const device_model *m, extract_kind kind, char *buf, size_t cap)
 {
-    ex_list l = {buf, cap, 0, cap < 8};
-    if (cap)
-        buf[0] = '\0';
+    name_list l;
+    name_list_init(&l, buf, cap, 4, true); /* engine names match case-insensitively */
     if (kind == EXTRACT_INSTRUCTION) {
         for (size_t i = 0; i < EX_CANONICAL_ENGINES; i++)
-            ex_list_add(&l, ex_canonical_engines[i]);
+            name_list_add(&l, ex_canonical_engines[i]);
         const table *t = device_model_table_get(m, DEVICE_MODEL_INSTRUCTIONS);
         ex_list_column(&l, m, t, DM_INSTR_ENGINE);
         ex_list_column(&l, m, t, DM_INSTR_LABEL);

@@ -17,6 +17,7 @@
  * Framework rows keep the file's time base internally; every time crossing the API is unix ns (the window
  * is shifted once into file time, cells are shifted out). */
 #include "host_extract.h"
+#include "name_list.h"
 #include "row_order.h"
 #include "topn.h"
 
@@ -957,41 +958,7 @@ void host_extract_count(const host_extract_source *src, host_extract_counts *out
 
 /* ---- accepted engines --------------------------------------------------------------------------------- */
 
-typedef struct hx_list {
-    char *buf;
-    size_t cap, used;
-    bool full;
-} hx_list;
-
-static bool hx_list_has(const hx_list *l, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = l->buf; p && *p;) {
-        size_t len = strcspn(p, ",");
-        if (len == n && !strncmp(p, name, n))
-            return true;
-        p += len;
-        p += *p == ',' ? 2 : 0;
-    }
-    return false;
-}
-
-static void hx_list_add(hx_list *l, const char *name)
-{
-    if (!name || !*name || l->full || hx_list_has(l, name))
-        return;
-    int w = snprintf(l->buf + l->used, l->cap - l->used, "%s%s", l->used ? ", " : "", name);
-    if (w < 0 || (size_t)w + 8 >= l->cap - l->used) {
-        l->buf[l->used] = '\0';
-        if (l->cap - l->used > 6)
-            strcpy(l->buf + l->used, l->used ? ", \xe2\x80\xa6" : "\xe2\x80\xa6");
-        l->full = true;
-        return;
-    }
-    l->used += (size_t)w;
-}
-
-static void hx_list_sys_column(hx_list *l, const table *t, uint32_t col, const char *prefix)
+static void hx_list_sys_column(name_list *l, const table *t, uint32_t col, const char *prefix)
 {
     char name[48];
     for (size_t r = 0; t && r < table_rows(t) && !l->full; r++) {
@@ -999,17 +966,16 @@ static void hx_list_sys_column(hx_list *l, const table *t, uint32_t col, const c
         if (v < 0)
             continue;
         snprintf(name, sizeof name, "%s%lld", prefix, (long long)v);
-        hx_list_add(l, name);
+        name_list_add(l, name);
     }
 }
 
 void host_extract_engines(const host_extract_source *src, char *buf, size_t cap)
 {
-    hx_list l = {buf, cap, 0, cap < 16};
-    if (cap)
-        buf[0] = '\0';
-    hx_list_add(&l, "host");
-    hx_list_add(&l, "device");
+    name_list l;
+    name_list_init(&l, buf, cap, 8, false); /* lane and pid/tid names match exactly */
+    name_list_add(&l, "host");
+    name_list_add(&l, "device");
     if (src->kind == HOST_EXTRACT_SYSTEM) {
         const table *t = system_model_table_get(src->sys, SM_SPANS);
         hx_list_sys_column(&l, t, SM_SPAN_NC, "nc");
@@ -1022,11 +988,11 @@ void host_extract_engines(const host_extract_source *src, char *buf, size_t cap)
     for (size_t i = 0; i < framework_model_process_count(m) && !l.full; i++) {
         const framework_model_process *p = framework_model_process_at(m, i);
         snprintf(name, sizeof name, "pid:%.64s", framework_model_str(m, p->pid, NULL));
-        hx_list_add(&l, name);
+        name_list_add(&l, name);
     }
     for (size_t i = 0; i < framework_model_thread_count(m) && !l.full; i++) {
         const framework_model_thread *th = framework_model_thread_at(m, i);
         snprintf(name, sizeof name, "tid:%.64s", framework_model_str(m, th->tid, NULL));
-        hx_list_add(&l, name);
+        name_list_add(&l, name);
     }
 }
