@@ -931,17 +931,44 @@ static int js_flat_unescape(json_stream *js, size_t b, size_t q, json_stream_tok
     return 1;
 }
 
-/* A number at buf[p] into *tok (kind, value, str/len); the index after it. */
+/* The number at buf[p] when it is valid and followed by another byte before `end`: the index after it,
+ * else 0; *integral says whether it has neither fraction nor exponent. Integers and plain decimals (ids,
+ * "Input Dims", µs timestamps "2500001.000") are checked in one pass over their digits; anything else goes
+ * through js_number_grammar like js_number. */
+static size_t js_number_end(const char *buf, size_t p, size_t end, int *integral)
+{
+    size_t d = p + (buf[p] == '-'), q = d, f;
+    while (q < end && js_is_digit(buf[q]))
+        q++;
+    f = q;
+    if (q < end && buf[q] == '.')
+        for (f = q + 1; f < end && js_is_digit(buf[f]);)
+            f++;
+    *integral = f == q;
+    if (f < end && q > d && f != q + 1 && f - p <= JSON_STREAM_NUMBER_MAX && !js_number_char(buf[f]) &&
+        (buf[d] != '0' || q - d == 1))
+        return f;
+    size_t n = 0;
+    while (p + n < end && js_number_char(buf[p + n]) && n <= JSON_STREAM_NUMBER_MAX)
+        n++;
+    if (p + n >= end || n > JSON_STREAM_NUMBER_MAX || !js_number_grammar(buf + p, n, integral))
+        return 0;
+    return p + n;
+}
+
+/* A number at buf[p] into *tok (kind, value, str/len) exactly as js_number would decode it; the index after
+ * it, or 0 when it is invalid or not followed by another byte before `end`. The number decoder of both
+ * fast paths (json_stream_flat_object, json_stream_next_member). */
 static size_t js_flat_number(const json_stream *js, size_t p, size_t end, json_stream_token *tok)
 {
     const char *s = js->buf + p;
     size_t n = js_integer_at(s, js->buf + end, tok);
     if (!n) {
-        while (p + n < end && js_number_char(s[n]) && n <= JSON_STREAM_NUMBER_MAX)
-            n++;
         int integral;
-        if (p + n >= end || n > JSON_STREAM_NUMBER_MAX || !js_number_grammar(s, n, &integral))
+        size_t q = js_number_end(js->buf, p, end, &integral);
+        if (!q)
             return 0;
+        n = q - p;
         tok->i = 0;
         tok->u = 0;
         if (!integral && js->doubles_as_text) {
@@ -1260,31 +1287,6 @@ static inline size_t js_string_end(json_stream *js, size_t p, size_t end, size_t
     return js_string_end_slow(js, p, end, decoded);
 }
 
-/* The number at buf[p] when it is valid and followed by another byte before `end`: the index after it,
- * else 0; *integral says whether it has neither fraction nor exponent. Integers and plain decimals (ids,
- * "Input Dims", µs timestamps "2500001.000") are checked in one pass over their digits; anything else goes
- * through js_number_grammar like js_number. */
-static size_t js_number_end(const char *buf, size_t p, size_t end, int *integral)
-{
-    size_t d = p + (buf[p] == '-'), q = d, f;
-    while (q < end && js_is_digit(buf[q]))
-        q++;
-    f = q;
-    if (q < end && buf[q] == '.')
-        for (f = q + 1; f < end && js_is_digit(buf[f]);)
-            f++;
-    *integral = f == q;
-    if (f < end && q > d && f != q + 1 && f - p <= JSON_STREAM_NUMBER_MAX && !js_number_char(buf[f]) &&
-        (buf[d] != '0' || q - d == 1))
-        return f;
-    size_t n = 0;
-    while (p + n < end && js_number_char(buf[p + n]) && n <= JSON_STREAM_NUMBER_MAX)
-        n++;
-    if (p + n >= end || n > JSON_STREAM_NUMBER_MAX || !js_number_grammar(buf + p, n, integral))
-        return 0;
-    return p + n;
-}
-
 /* The scalar at buf[p] (string, number or literal) when it is valid and complete before `end`: the index
  * after it, else 0. */
 static size_t js_scalar_end(json_stream *js, size_t p, size_t end)
@@ -1439,25 +1441,7 @@ static size_t js_member_value(json_stream *js, size_t p, size_t end, json_stream
     }
     if (c != '-' && !js_is_digit(c))
         return 0;
-    size_t n = js_integer_at(buf + p, buf + end, tok); /* what js_number tries first */
-    if (!n) {
-        int integral;
-        size_t q = js_number_end(buf, p, end, &integral);
-        if (!q)
-            return 0;
-        n = q - p;
-        tok->i = 0;
-        tok->u = 0;
-        if (!integral && js->doubles_as_text) {
-            tok->kind = JSON_STREAM_DOUBLE;
-            tok->d = NAN;
-        } else {
-            js_number_value(buf + p, n, integral, tok);
-        }
-    }
-    tok->str = buf + p;
-    tok->len = n;
-    return p + n;
+    return js_flat_number(js, p, end, tok);
 }
 
 int json_stream_next_member(json_stream *js, json_stream_token *key, json_stream_token *value)

@@ -1007,13 +1007,6 @@ static int nj_token(nj_reader *r, const json_stream_token *t)
     return nj_fail(r, NL_ERR_INTERNAL, t->offset, "token after the end of the document");
 }
 
-/* Records decoded whole by json_stream_flat_object, fed to the same handlers as tokens would be (so notes,
- * string ids, errors and offsets are exactly those of the token path). Stops at the first record the fast
- * path declines (whitespace inside it, an escaped key, deep nesting, an error, cut by the end of the
- * buffer); json_stream_next takes that one. Measured (issue 6): a whole `call summary` of an 8 MB export
- * 224 M → 185 M instructions under callgrind (with the wide digit counter and the windowed key signature);
- * on the 1 GB export, one core, 1.78 → 1.68 s user. The rest is spread thin (key lookup, value scan, row
- * append, interning: 40-80 instructions per member each), see bench/RESULTS.md. */
 /* One record decoded whole: the same handlers, in the same order, as its tokens would meet. */
 static int nj_fast_record(nj_reader *r, const json_stream_member *members, size_t n, int64_t open_offset,
                           int64_t close_offset)
@@ -1035,6 +1028,13 @@ static int nj_fast_record(nj_reader *r, const json_stream_member *members, size_
     return 0;
 }
 
+/* Records decoded whole by json_stream_flat_object, fed to the same handlers as tokens would be (so notes,
+ * string ids, errors and offsets are exactly those of the token path). Stops at the first record the fast
+ * path declines (whitespace inside it, an escaped key, deep nesting, an error, cut by the end of the
+ * buffer); json_stream_next takes that one. Measured (issue 6): a whole `call summary` of an 8 MB export
+ * 224 M → 185 M instructions under callgrind (with the wide digit counter and the windowed key signature);
+ * on the 1 GB export, one core, 1.78 → 1.68 s user. The rest is spread thin (key lookup, value scan, row
+ * append, interning: 40-80 instructions per member each), see bench/RESULTS.md. */
 static int nj_fast_records(nj_reader *r)
 {
     json_stream_member members[NJ_FIELDS_MAX];
