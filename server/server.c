@@ -1,6 +1,7 @@
 /* server — the nl_server context: creation, output, logging. Dispatch lives in dispatch.c, the event
  * loop in transport.c. */
 #include "server_internal.h"
+#include "nl_cpu.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -21,7 +22,7 @@ void nl_server_options_default(nl_server_options *opt)
 
 static unsigned default_workers(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned n = nl_cpu_count();
     if (n < 2)
         n = 2;
     if (n > 8)

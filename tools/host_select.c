@@ -123,7 +123,7 @@ static const char *path_of(const nl_catalog *cat, int idx)
 nl_model_ref *nl_host_load_system(nl_call *call, const nl_catalog *cat, const nl_catalog_rank *rank,
                                   const system_model **out, nl_error *err)
 {
-    system_model_paths paths = {.trace_info = path_of(cat, rank->trace_info_pb), .ntrace = path_of(cat, rank->ntrace_pb),
+    system_profile_paths paths = {.trace_info = path_of(cat, rank->trace_info_pb), .ntrace = path_of(cat, rank->ntrace_pb),
                                 .cpu_util = path_of(cat, rank->cpu_util_pb), .host_mem = path_of(cat, rank->host_mem_pb)};
     nl_model_ref *ref = nl_memo_system_model(call, &paths, err);
     *out = ref ? nl_model_ref_object(ref) : NULL;

@@ -34,7 +34,7 @@ typedef struct memo_ctx {
     int64_t gap_min_ns;
     uint32_t gaps_per_engine;
     const char *source;
-    const system_model_paths *paths;
+    const system_profile_paths *paths;
     const system_model *sys;
 } memo_ctx;
 
@@ -197,9 +197,9 @@ static void *build_system_model(const char *path, void *ctx, size_t *bytes, nl_e
 {
     const memo_ctx *c = ctx;
     (void)path; /* c->paths->ntrace */
-    system_model_options opt = {.cancel = c->call->cancel};
+    system_profile_options opt = {.cancel = c->call->cancel};
     system_model *m = NULL;
-    if (system_model_load(c->paths, &opt, &m, err))
+    if (system_profile_load(c->paths, &opt, &m, err))
         return NULL;
     *bytes = system_model_bytes(m);
     return m;
@@ -210,9 +210,9 @@ static void release_system_model(void *obj)
     system_model_free(obj);
 }
 
-nl_model_ref *nl_memo_system_model(nl_call *call, const system_model_paths *paths, nl_error *err)
+nl_model_ref *nl_memo_system_model(nl_call *call, const system_profile_paths *paths, nl_error *err)
 {
-    if (!paths->ntrace) { /* nothing to key the memo by (as system_model_load words it) */
+    if (!paths->ntrace) { /* nothing to key the memo by (as system_profile_load words it) */
         nl_error_set(err, NL_ERR_NOT_FOUND, NULL, -1, "the capture has no ntrace.pb");
         return NULL;
     }

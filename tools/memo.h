@@ -23,6 +23,7 @@
 #include "model_cache.h"
 #include "show_session.h"
 #include "system_model.h"
+#include "system_profile.h"
 #include "system_summary.h"
 #include "tools.h"
 
@@ -53,12 +54,12 @@ nl_model_ref *nl_memo_show_session(nl_call *call, const char *path, const char *
 
 /* ---- host-side profiles ------------------------------------------------------------------------------ */
 
-/* The system model of one capture (system_model_load of `paths`, with the call's cancel flag): one file memo
+/* The system model of one capture (system_profile_load of `paths`, with the call's cancel flag): one file memo
  * per file set, keyed by paths->ntrace (size and mtime checked by the cache) and by the size, mtime and path
  * of trace_info.pb, cpu_util.pb and host_mem.pb, so rewriting any of the four reads them again. Returns a
  * reference owned by the caller (nl_model_ref_release); the model is nl_model_ref_object(ref), borrowed
  * while it is held. Its bytes in the cache are system_model_bytes. */
-nl_model_ref *nl_memo_system_model(nl_call *call, const system_model_paths *paths, nl_error *err)
+nl_model_ref *nl_memo_system_model(nl_call *call, const system_profile_paths *paths, nl_error *err)
     __attribute__((warn_unused_result));
 
 /* The framework model of the Kineto trace at `path` (kineto_read, reporting the call's progress), one file

@@ -7,7 +7,7 @@
 #include "tools.h"
 #include "schema_check.h"
 #include "model_cache.h"
-#include "scan.h"
+#include "identity_memo.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -76,7 +76,7 @@ nl_tools *nl_tools_new(const nl_tools_options *opt)
     if (!tools)
         return NULL;
     tools->models = nl_model_cache_new(NL_MODEL_CACHE_DEFAULT_ENTRIES, NL_MODEL_CACHE_DEFAULT_BYTES);
-    tools->identity = nl_identity_memo_new();
+    tools->identity = nl_identity_memo_new(tools->models);
     if (!tools->models || !tools->identity)
         goto fail;
     for (size_t i = 0; i < REGISTRY_MAIN_COUNT; i++)

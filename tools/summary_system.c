@@ -31,6 +31,7 @@
 #include "summary_kinds.h"
 #include "summary_system.h"
 #include "system_model.h"
+#include "system_pb.h"
 #include "system_summary.h"
 
 #include <math.h>
@@ -100,10 +101,10 @@ static long rank_index(const nl_catalog *cat, const nl_catalog_rank *rank)
 static int load_model(const nl_catalog *cat, const nl_catalog_rank *rank, const atomic_int *cancel, system_model **m,
                       nl_error *err)
 {
-    system_model_paths paths = {.trace_info = path_of(cat, rank->trace_info_pb), .ntrace = path_of(cat, rank->ntrace_pb),
+    system_profile_paths paths = {.trace_info = path_of(cat, rank->trace_info_pb), .ntrace = path_of(cat, rank->ntrace_pb),
                                 .cpu_util = path_of(cat, rank->cpu_util_pb), .host_mem = path_of(cat, rank->host_mem_pb)};
-    system_model_options opt = {.cancel = cancel};
-    return system_model_load(&paths, &opt, m, err);
+    system_profile_options opt = {.cancel = cancel};
+    return system_profile_load(&paths, &opt, m, err);
 }
 
 /* ---- envelope --------------------------------------------------------------------------------------- */

@@ -29,7 +29,4 @@
     "total": {"type": "integer", "minimum": 0}, "shown": {"type": "integer", "minimum": 0}, \
     "truncated": {"type": "boolean"}, "next_cursor": {"type": ["string", "null"]})
 
-/* Fill `res` with the honest "not implemented in this build" error for `tool`. */
-int nl_tool_not_implemented(nl_tool_result *res, const char *tool, const char *what_is_missing);
-
 #endif

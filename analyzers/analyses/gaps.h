@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "nl_error.h"
-#include "show_session.h"
+#include "show_session_model.h"
 
 #define GAPS_PER_LAYER_MAX 64u          /* largest A accepted */
 #define GAPS_SKIP_MAX 100000u           /* largest P accepted */

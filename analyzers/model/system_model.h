@@ -5,13 +5,10 @@
  * Owns: one arena holding everything: the strtab, five tables (spans, extra attributes, sync points, CPU
  * samples, memory samples), the decoded trace_info, per-file read statistics and the aggregated notes.
  * system_model_free releases all of it; every pointer and id obtained from a model lives as long as it.
- * Threads: system_model_load builds it on the calling thread (the cancel flag may be set from another);
- * afterwards it is read-only and may be shared.
- * Errors: -1 + nl_error only when there is nothing to model: trace_info.pb or ntrace.pb absent or
- * unreadable, trace_info.pb not a valid message, NL_ERR_NOMEM, NL_ERR_CANCELLED. Everything else —
- * truncated or corrupt records, unknown event type ids, unpaired begins/ends, missing cpu_util.pb /
- * host_mem.pb, record counts below what trace_info.pb declares — becomes a note, and the file's stats
- * say `partial`.
+ * Threads: a reader (readers/system_profile.c) builds it on one thread; afterwards it is read-only and may
+ * be shared.
+ * Errors: system_model_new fails only with NL_ERR_NOMEM; what a reading found wrong is kept as notes
+ * (system_model_note_at), each with the file, byte offset and record of its first occurrence.
  *
  * Time: int64 unix-epoch ns on the host CPU clock, as the files write it (hardware events arrive already
  * shifted to CPU time; their raw device-clock `nc_timestamp_ns` is kept in its own columns). */
@@ -25,7 +22,8 @@
 
 #include "nl_error.h"
 #include "strtab.h"
-#include "system_pb.h"
+#include "arena.h"
+#include "system_records.h"
 #include "table.h"
 
 /* Distinct notes kept (each counts its occurrences and keeps the first); more are counted in
@@ -142,24 +140,28 @@ typedef struct system_model_counts {
     uint64_t notes_dropped;    /* notes beyond SYSTEM_MODEL_NOTES_MAX distinct ones */
 } system_model_counts;
 
-typedef struct system_model_paths {
-    const char *trace_info, *ntrace; /* required */
-    const char *cpu_util, *host_mem; /* NULL when absent (noted) */
-} system_model_paths;
-
-typedef struct system_model_options {
-    const atomic_int *cancel;  /* nullable */
-    size_t memory_limit;       /* cap on the model's arena, 0 = none */
-    size_t read_size;          /* 0 = SYSPB_READ_SIZE (tests use tiny reads) */
-} system_model_options;
-
 typedef struct system_model system_model;
 
-/* Build the model of one capture. opt may be NULL. */
-__attribute__((warn_unused_result))
-int system_model_load(const system_model_paths *paths, const system_model_options *opt, system_model **out,
-                      nl_error *err);
+/* ---- building (readers/system_profile.c) ------------------------------------------------------------ */
+
+/* An empty model (every table created); memory_limit caps its arena (0 = none). NULL with err (NL_ERR_NOMEM). */
+system_model *system_model_new(size_t memory_limit, nl_error *err) __attribute__((warn_unused_result));
 void system_model_free(system_model *m);
+/* What a reader fills, borrowed from the model. */
+arena *system_model_arena(system_model *m);
+strtab *system_model_strtab_mut(system_model *m);
+table *system_model_table_mut(system_model *m, system_model_table t);
+syspb_trace_info *system_model_trace_info_mut(system_model *m);
+system_file_info *system_model_file_mut(system_model *m, system_file f);
+system_model_counts *system_model_counts_mut(system_model *m);
+/* Count a note under (code, file); the first occurrence is kept whole (`where` is copied). */
+void system_model_add_note(system_model *m, int code, system_file file, const nl_error *where);
+/* The same with the occurrence described here (source NULL = the file's name). */
+void system_model_notef(system_model *m, int code, system_file file, const char *source, int64_t offset, int64_t record,
+                       const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+/* ---- reading ---------------------------------------------------------------------------------------- */
+
 
 const table *system_model_table_get(const system_model *m, system_model_table t);
 const strtab *system_model_strings(const system_model *m);

@@ -52,6 +52,7 @@
 #include "json_kv_internal.h"
 #include "json_stream.h"
 #include "neuron_json_internal.h"
+#include "nl_cpu.h"
 
 /* ---- arrays and fields -------------------------------------------------------------------------------- */
 
@@ -1205,7 +1206,7 @@ int nj_array_splittable(const char *name, size_t len, int *which)
 
 static unsigned nj_threads(const neuron_json_options *opt)
 {
-    return opt && opt->threads ? opt->threads : nj_online_cpus();
+    return nl_cpu_threads(opt ? opt->threads : 0, NEURON_JSON_THREADS_MAX);
 }
 
 int neuron_json_read_fd(int fd, const char *name, const neuron_json_options *opt, device_model **out, nl_error *err)

@@ -41,7 +41,6 @@ int nj_read_input(const char *name, const neuron_json_options *opt, const nj_inp
 int nj_array_splittable(const char *name, size_t len, int *which);
 
 /* Online CPUs, at least 1 and at most NEURON_JSON_THREADS_MAX. */
-unsigned nj_online_cpus(void);
 
 /* The split read (neuron_json_par.c). 0: done (*out set); -1: err set, final (NL_ERR_CANCELLED); 1: not
  * done — the input is too small or has nothing to split, or the split read failed — read sequentially. An fd

@@ -140,19 +140,6 @@ typedef struct njp {
     uint64_t progress_next;
 } njp;
 
-unsigned nj_online_cpus(void)
-{
-    long n = 0;
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        n = CPU_COUNT(&set);
-    if (n <= 0)
-        n = sysconf(_SC_NPROCESSORS_ONLN);
-    if (n < 1)
-        n = 1;
-    return n > (long)NEURON_JSON_THREADS_MAX ? NEURON_JSON_THREADS_MAX : (unsigned)n;
-}
-
 /* ---- input bytes -------------------------------------------------------------------------------------- */
 
 /* Copy text bytes [off, off + n) to dst: pread for a file, memcpy for memory. */

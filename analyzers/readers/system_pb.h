@@ -22,6 +22,7 @@
 
 #include "arena.h"
 #include "nl_error.h"
+#include "system_records.h"
 
 /* ---- caps ------------------------------------------------------------------------------------------- */
 
@@ -33,41 +34,6 @@
 #define SYSPB_CPU_ID_MAX 65535u                   /* larger cpu ids are value-range notes */
 #define SYSPB_DIAG_DEPTH 8                        /* nesting followed when locating a decode error */
 
-/* Interned-table names read from trace_info.pb (formats.md §9.2). */
-#define SYSPB_TABLE_EVENT_TYPES "ntrace_inspect_type"  /* event type id → name */
-#define SYSPB_TABLE_MODELS "system_trace"              /* model_id → NEFF path */
-
-/* ---- trace_info.pb ---------------------------------------------------------------------------------- */
-
-typedef struct syspb_intern_entry {
-    uint64_t id;
-    const char *value;
-} syspb_intern_entry;
-
-typedef struct syspb_intern_table {
-    const char *name;
-    size_t count;
-    const syspb_intern_entry *entries; /* sorted by id; a repeated id keeps its first value */
-    size_t duplicate_ids;              /* entries dropped because their id repeated */
-} syspb_intern_table;
-
-/* Everything optional: 0 / NULL when the file did not carry the field. */
-typedef struct syspb_trace_info {
-    uint64_t format_version, pid, event_count, start_ns, end_ns;
-    const char *instance_id, *instance_type, *hostname, *host_ip;
-    const char *ntrace_path;           /* as written at capture time */
-    uint64_t ntrace_records;           /* f6.3: events written */
-    uint64_t cpu_count, memory_bytes;
-    const char *cpu_model;
-    double cpu_util_period_s, host_mem_period_s;
-    uint64_t cpu_util_records;         /* f7.6.3: samples *per CPU* */
-    uint64_t host_mem_records;
-    size_t table_count;
-    const syspb_intern_table *tables;
-    size_t unknown_fields;             /* fields the schema does not know, at any depth */
-    uint64_t file_bytes;
-} syspb_trace_info;
-
 /* Decode trace_info.pb at `path` into `out`; strings and tables live in `a`. */
 __attribute__((warn_unused_result))
 int syspb_trace_info_read(const char *path, arena *a, syspb_trace_info *out, nl_error *err);
@@ -75,11 +41,6 @@ int syspb_trace_info_read(const char *path, arena *a, syspb_trace_info *out, nl_
 __attribute__((warn_unused_result))
 int syspb_trace_info_decode(const void *data, size_t len, const char *name, arena *a, syspb_trace_info *out,
                             nl_error *err);
-
-/* The table called `name`, or NULL. */
-const syspb_intern_table *syspb_trace_info_table(const syspb_trace_info *ti, const char *name);
-/* The string of `id` in `t` (borrowed), or NULL when absent (or t is NULL). */
-const char *syspb_intern_lookup(const syspb_intern_table *t, uint64_t id);
 
 /* ---- framing ---------------------------------------------------------------------------------------- */
 
@@ -158,21 +119,6 @@ typedef struct syspb_mem_sample {
     uint64_t timestamp_ns, used_bytes;
 } syspb_mem_sample;
 
-typedef enum syspb_note_code {
-    SYSPB_NOTE_TRUNCATED,      /* the stream ends inside a length prefix or record: the rest is lost */
-    SYSPB_NOTE_OVERSIZED,      /* a length prefix above the record cap: framing lost, reading stopped */
-    SYSPB_NOTE_BAD_RECORD,     /* a record that does not decode (wrong wire type, bad varint, …): skipped */
-    SYSPB_NOTE_MISSING_FIELD,  /* a record without a field it needs (timestamp, type, phase, span): skipped */
-    SYSPB_NOTE_UNKNOWN_TYPE,   /* an event type id absent from ntrace_inspect_type: kept, unnamed */
-    SYSPB_NOTE_UNKNOWN_PHASE,  /* phase not 1/2/3: skipped */
-    SYSPB_NOTE_VALUE_RANGE,    /* timestamp above int64, cpu id above the cap, utilisation not 0..100: skipped */
-    SYSPB_NOTE_UNKNOWN_FIELDS, /* fields the schema does not know (schema drift): record kept */
-    SYSPB_NOTE_CODE_COUNT
-} syspb_note_code;
-
-/* Stable lowercase name ("truncated", "bad_record", ...). */
-const char *syspb_note_code_name(syspb_note_code code);
-
 typedef struct syspb_note {
     syspb_note_code code;
     nl_error where;            /* code, source, offset, record, field, message */
@@ -187,16 +133,6 @@ typedef struct syspb_sink {
     int (*mem)(void *ctx, const syspb_mem_sample *s, nl_error *err);
     void (*note)(void *ctx, const syspb_note *n);
 } syspb_sink;
-
-typedef struct syspb_stream_stats {
-    uint64_t file_bytes;       /* input size */
-    uint64_t bytes_consumed;   /* bytes of complete records; == file_bytes when framing reached the end */
-    uint64_t records;          /* complete records framed */
-    uint64_t records_decoded;  /* handed to the sink */
-    uint64_t records_skipped;  /* framed but not handed over (bad record, missing field, ...) */
-    uint64_t notes;            /* notes emitted */
-    bool partial;              /* some records skipped or bytes left unread */
-} syspb_stream_stats;
 
 typedef struct syspb_options {
     const atomic_int *cancel;  /* nullable */

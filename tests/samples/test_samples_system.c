@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "system_model.h"
+#include "system_profile.h"
 #include "system_summary.h"
 
 #define CAPTURE "capture/i-0af76a70a6d3864dd_pid_713479"
@@ -45,9 +46,9 @@ static int setup(void **state)
     const char *names[4] = {"trace_info.pb", "ntrace.pb", "cpu_util.pb", "host_mem.pb"};
     for (int i = 0; i < 4; i++)
         snprintf(f->paths[i], sizeof f->paths[i], "%s/%s/%s", getenv("NL_SAMPLES_DIR"), CAPTURE, names[i]);
-    system_model_paths p = {f->paths[0], f->paths[1], f->paths[2], f->paths[3]};
+    system_profile_paths p = {f->paths[0], f->paths[1], f->paths[2], f->paths[3]};
     nl_error e;
-    if (system_model_load(&p, NULL, &f->m, &e) || system_summary_compute(f->m, NULL, &f->s, &e)) {
+    if (system_profile_load(&p, NULL, &f->m, &e) || system_summary_compute(f->m, NULL, &f->s, &e)) {
         print_message("cannot read the capture: %s (%s, offset %lld)\n", e.message, e.source, (long long)e.offset);
         free(f);
         return -1;

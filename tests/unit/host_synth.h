@@ -14,6 +14,7 @@
 #include "kineto.h"
 #include "pb_synth.h"
 #include "system_model.h"
+#include "system_profile.h"
 
 /* Type ids on purpose unlike runtime 2.30.51's. */
 enum { HS_EXECUTE = 61, HS_EXEC_RUNNING = 62, HS_CC_RUNNING = 63, HS_WRITE = 64, HS_BARRIER = 65 };
@@ -81,10 +82,10 @@ static system_model *hs_system(hs_capture *c, const hs_ev *list, size_t n)
     hs_write(c->ntrace, s);
     free(ti);
     free(s);
-    system_model_paths p = {.trace_info = c->trace_info, .ntrace = c->ntrace};
+    system_profile_paths p = {.trace_info = c->trace_info, .ntrace = c->ntrace};
     system_model *m = NULL;
     nl_error e;
-    assert_int_equal(system_model_load(&p, NULL, &m, &e), 0);
+    assert_int_equal(system_profile_load(&p, NULL, &m, &e), 0);
     return m;
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gaps.h"
+#include "show_session.h"
 
 #define MAX_T 256
 

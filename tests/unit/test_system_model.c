@@ -17,6 +17,7 @@
 
 #include "pb_synth.h"
 #include "system_model.h"
+#include "system_profile.h"
 #include "system_summary.h"
 
 /* Type ids on purpose unlike runtime 2.30.51's, so nothing can depend on hard-coded ids. */
@@ -150,10 +151,10 @@ static void remove_capture(const capture *c)
 
 static system_model *load(const capture *c)
 {
-    system_model_paths p = {.trace_info = c->trace_info, .ntrace = c->ntrace};
+    system_profile_paths p = {.trace_info = c->trace_info, .ntrace = c->ntrace};
     system_model *m = NULL;
     nl_error e;
-    assert_int_equal(system_model_load(&p, NULL, &m, &e), 0);
+    assert_int_equal(system_profile_load(&p, NULL, &m, &e), 0);
     return m;
 }
 
@@ -259,17 +260,17 @@ static void bad_or_missing_trace_info_is_an_error(void **state)
     pbs_uint(&bad, 1, 2);
     pbs_str(&bad, 14, "x"); /* event_count as a string: byte 2 */
     write_file(c.trace_info, &bad);
-    system_model_paths p = {.trace_info = c.trace_info, .ntrace = c.ntrace};
+    system_profile_paths p = {.trace_info = c.trace_info, .ntrace = c.ntrace};
     system_model *m = (system_model *)1;
     nl_error e;
-    assert_int_equal(system_model_load(&p, NULL, &m, &e), -1);
+    assert_int_equal(system_profile_load(&p, NULL, &m, &e), -1);
     assert_null(m);
     assert_int_equal(e.code, NL_ERR_FORMAT);
     assert_string_equal(e.source, c.trace_info);
     assert_int_equal(e.offset, 2);
     assert_string_equal(e.field, "TraceInfo.event_count");
     p.trace_info = NULL;
-    assert_int_equal(system_model_load(&p, NULL, &m, &e), -1);
+    assert_int_equal(system_profile_load(&p, NULL, &m, &e), -1);
     assert_int_equal(e.code, NL_ERR_NOT_FOUND);
     remove_capture(&c);
 }
@@ -279,13 +280,13 @@ static void every_memory_limit_fails_cleanly_or_loads(void **state)
     (void)state;
     capture c;
     make_capture(&c, 0, 0, false);
-    system_model_paths p = {.trace_info = c.trace_info, .ntrace = c.ntrace};
+    system_profile_paths p = {.trace_info = c.trace_info, .ntrace = c.ntrace};
     int failures = 0, successes = 0;
     for (size_t limit = 1024; limit <= ((size_t)256 << 10); limit += 4096) {
-        system_model_options opt = {.memory_limit = limit};
+        system_profile_options opt = {.memory_limit = limit};
         system_model *m = NULL;
         nl_error e;
-        if (system_model_load(&p, &opt, &m, &e)) {
+        if (system_profile_load(&p, &opt, &m, &e)) {
             assert_int_equal(e.code, NL_ERR_NOMEM);
             assert_null(m);
             failures++;

@@ -24,7 +24,7 @@
  * Waits are sliced (WAIT_SLICE_NS) only to poll a waiter's cancel flag. */
 #include "model_cache.h"
 #include "neuron_json.h"
-#include "neuron_json_internal.h"
+#include "nl_cpu.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -680,12 +680,9 @@ static void *prefetch_worker(void *arg)
 void nl_model_cache_prefetch(nl_model_cache *c, const char *const *paths, size_t n, unsigned threads,
                              const atomic_int *cancel)
 {
-    if (!threads)
-        threads = nj_online_cpus();
+    threads = nl_cpu_threads(threads, NEURON_JSON_THREADS_MAX);
     if (threads > n)
         threads = (unsigned)n;
-    if (threads > NEURON_JSON_THREADS_MAX)
-        threads = NEURON_JSON_THREADS_MAX;
     prefetch_job j = {.cache = c, .paths = paths, .n = n, .cancel = cancel};
     atomic_init(&j.next, 0);
     pthread_t tid[NEURON_JSON_THREADS_MAX];

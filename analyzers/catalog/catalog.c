@@ -26,6 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nl_cpu.h"
+
 #define CATALOG_POOL_BLOCK (64 * 1024)
 #define CATALOG_CLASSIFY_THREADS_MAX 16 /* threads classifying files (I/O-bound beyond a few) */
 
@@ -489,9 +491,7 @@ static void *classify_run(void *arg)
 
 static void catalog_classify_all(nl_catalog *cat)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t threads = cat->lim.threads ? cat->lim.threads : cpus > 0 ? (size_t)cpus : 1;
-    threads = threads > CATALOG_CLASSIFY_THREADS_MAX ? CATALOG_CLASSIFY_THREADS_MAX : threads;
+    size_t threads = nl_cpu_threads(cat->lim.threads, CATALOG_CLASSIFY_THREADS_MAX);
     threads = threads > cat->file_count ? cat->file_count : threads;
     if (threads < 2) {
         for (size_t i = 0; i < cat->file_count; i++)
