@@ -494,11 +494,11 @@ static void cg_read_export(cg_call *c, cg_export_facts *ef)
     const nl_catalog_file *f = nl_catalog_file_at(c->cat, (size_t)c->profile->json_export);
     ef->rel = f->rel_path;
     nl_model_cache *cache = nl_tools_models(c->call->tools);
-    nl_model_ref *ref = nl_model_cache_peek(cache, f->path);
+    nl_model_ref *ref = nl_model_cache_peek(cache, &(nl_model_source){.kind = NL_MODEL_DEVICE, .path = f->path});
     if (!ref && f->size <= CG_EXPORT_LOAD_MAX_BYTES) {
         nl_error err;
         nl_model_load_options opt = {.cancel = c->call->cancel};
-        ref = nl_model_cache_get(cache, f->path, &opt, &err);
+        ref = nl_model_cache_get(cache, &(nl_model_source){.kind = NL_MODEL_DEVICE, .path = f->path}, &opt, &err);
         if (!ref) {
             char problem[600];
             snprintf(problem, sizeof problem, "the full JSON export cannot be read (%s, %s at byte %lld); its total time is not used",
@@ -509,7 +509,7 @@ static void cg_read_export(cg_call *c, cg_export_facts *ef)
     }
     if (!ref)
         return;
-    const device_model *m = nl_model_ref_model(ref);
+    const device_model *m = nl_model_ref_device(ref);
     ef->read = true;
     const kvlist *sum = device_model_record_get(m, DEVICE_MODEL_SUMMARY);
     double s;
@@ -575,7 +575,7 @@ static int cg_read_dump(cg_call *c, nl_tool_result *res)
     nl_error err;
     nl_error_clear(&err);
     if ((c->ss_ref = nl_memo_show_session(c->call, f->path, f->rel_path, &err))) { /* parsed once per file version */
-        c->ss = nl_model_ref_object(c->ss_ref);
+        c->ss = nl_model_ref_show_session(c->ss_ref);
         return 0;
     }
     if (err.code == NL_ERR_CANCELLED)

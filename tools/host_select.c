@@ -126,7 +126,7 @@ nl_model_ref *nl_host_load_system(nl_call *call, const nl_catalog *cat, const nl
     system_profile_paths paths = {.trace_info = path_of(cat, rank->trace_info_pb), .ntrace = path_of(cat, rank->ntrace_pb),
                                 .cpu_util = path_of(cat, rank->cpu_util_pb), .host_mem = path_of(cat, rank->host_mem_pb)};
     nl_model_ref *ref = nl_memo_system_model(call, &paths, err);
-    *out = ref ? nl_model_ref_object(ref) : NULL;
+    *out = ref ? nl_model_ref_system(ref) : NULL;
     return ref;
 }
 
@@ -134,7 +134,7 @@ nl_model_ref *nl_host_load_framework(nl_call *call, const nl_catalog_file *trace
                                      nl_error *err)
 {
     nl_model_ref *ref = nl_memo_framework_model(call, trace->path, err);
-    *out = ref ? nl_model_ref_object(ref) : NULL;
+    *out = ref ? nl_model_ref_framework(ref) : NULL;
     return ref;
 }
 

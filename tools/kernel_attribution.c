@@ -102,7 +102,7 @@ static int ka_cursor(ka_args *a, const nl_selection *sel, nl_tool_result *res)
     size_t code;
     if (!a->cursor)
         return 0;
-    ka_cursor_tag(nl_model_ref_model(sel->model), a, sel->profile->id, tag, sizeof tag);
+    ka_cursor_tag(nl_model_ref_device(sel->model), a, sel->profile->id, tag, sizeof tag);
     if (shape_cursor_parse(a->cursor, tag, &code) || code > UINT32_MAX)
         return nl_tool_result_error(res, "Invalid argument cursor: '%.80s' is not a next_cursor issued for this query. "
                                     "Pass the next_cursor of the previous kernel-attribution page with the same path, "
@@ -357,7 +357,7 @@ static int ka_fill(const device_model *m, const ka_args *a, const attr_result *r
  * per gap setting; a warm call only ranks the memoized groups (attr_compute_from, O(groups)). */
 static int ka_compute(nl_call *call, nl_model_ref *ref, const attr_request *req, attr_result *r, nl_error *err)
 {
-    const device_model *m = nl_model_ref_model(ref);
+    const device_model *m = nl_model_ref_device(ref);
     bool abstained;
     const attr_groups *g = nl_memo_attr_groups(call, ref, attr_effective_group_by(m, req->group_by, &abstained), err);
     const attr_sections *s = NULL;
@@ -370,7 +370,7 @@ static int ka_compute(nl_call *call, nl_model_ref *ref, const attr_request *req,
 
 static int ka_attribute(nl_call *call, const nl_selection *sel, ka_args *a, json_t *out, nl_tool_result *res)
 {
-    const device_model *m = nl_model_ref_model(sel->model);
+    const device_model *m = nl_model_ref_device(sel->model);
     if (ka_cursor(a, sel, res))
         return -1;
     attr_result r;

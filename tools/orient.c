@@ -65,11 +65,11 @@ static void add_counts(nl_call *call, const nl_catalog *cat, const nl_catalog_pr
         return;
     const nl_catalog_file *f = nl_catalog_file_at(cat, (size_t)p->json_export);
     nl_model_cache *cache = nl_tools_models(call->tools);
-    nl_model_ref *ref = nl_model_cache_peek(cache, f->path);
+    nl_model_ref *ref = nl_model_cache_peek(cache, &(nl_model_source){.kind = NL_MODEL_DEVICE, .path = f->path});
     if (!ref && f->size <= ORIENT_LOAD_MAX_BYTES) {
         nl_error err;
         nl_model_load_options opt = {.cancel = call->cancel};
-        ref = nl_model_cache_get(cache, f->path, &opt, &err);
+        ref = nl_model_cache_get(cache, &(nl_model_source){.kind = NL_MODEL_DEVICE, .path = f->path}, &opt, &err);
         if (!ref) {
             char problem[600];
             snprintf(problem, sizeof problem, "the export cannot be read: %s (%s%s%lld)", err.message,
@@ -84,7 +84,7 @@ static void add_counts(nl_call *call, const nl_catalog *cat, const nl_catalog_pr
         json_object_set_new(o, "counts", json_pack("{s:s}", "note", "export not read yet (large); call summary to read it"));
         return;
     }
-    const device_model *m = nl_model_ref_model(ref);
+    const device_model *m = nl_model_ref_device(ref);
     const kvlist *sum = device_model_record_get(m, DEVICE_MODEL_SUMMARY);
     double total_s;
     json_t *counts = json_pack("{s:I, s:I}", "instructions", (json_int_t)device_model_rows(m, DEVICE_MODEL_INSTRUCTIONS),
@@ -354,17 +354,17 @@ static json_t *grouped_notes(const nl_catalog *cat)
  * cached): a 32-rank capture's first page of ten 12 MB exports loaded in 0.2 s one after another. */
 static void orient_prefetch(nl_call *call, const nl_catalog *cat, const orient_item *items, size_t n)
 {
-    const char **paths = calloc(n ? n : 1, sizeof *paths);
+    nl_model_source *srcs = calloc(n ? n : 1, sizeof *srcs);
     size_t k = 0;
-    for (size_t i = 0; paths && i < n; i++) {
+    for (size_t i = 0; srcs && i < n; i++) {
         const nl_catalog_profile *p = items[i].kind == 0 ? nl_catalog_profile_at(cat, items[i].idx) : NULL;
         const nl_catalog_file *f = p && p->json_export >= 0 ? nl_catalog_file_at(cat, (size_t)p->json_export) : NULL;
         if (f && f->size <= ORIENT_LOAD_MAX_BYTES)
-            paths[k++] = f->path;
+            srcs[k++] = (nl_model_source){.kind = NL_MODEL_DEVICE, .path = f->path};
     }
     if (k > 1)
-        nl_model_cache_prefetch(nl_tools_models(call->tools), paths, k, 0, call->cancel);
-    free(paths);
+        nl_model_cache_prefetch(nl_tools_models(call->tools), srcs, k, 0, call->cancel);
+    free(srcs);
 }
 
 /* The response budget: max_bytes or the server's, whichever is smaller (ORIENT_BUDGET_DEFAULT without). */

@@ -80,7 +80,7 @@ static int load_model(nl_call *call, nl_selection *sel, const char *path, nl_too
     nl_error err;
     nl_error_clear(&err);
     nl_model_load_options opt = {.cancel = call->cancel, .progress = load_progress, .progress_ctx = call};
-    sel->model = nl_model_cache_get(nl_tools_models(call->tools), path, &opt, &err);
+    sel->model = nl_model_cache_get(nl_tools_models(call->tools), &(nl_model_source){.kind = NL_MODEL_DEVICE, .path = path}, &opt, &err);
     if (sel->model) {
         sel->export_path = strdup(path);
         return 0;

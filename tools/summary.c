@@ -232,7 +232,7 @@ static void add_versions(json_t *prov, const device_model *m)
 
 static int summarize(nl_call *call, nl_selection *sel, json_t *out, nl_tool_result *res)
 {
-    const device_model *m = nl_model_ref_model(sel->model);
+    const device_model *m = nl_model_ref_device(sel->model);
     nl_error err;
     nl_error_clear(&err);
     const device_summary *ds = nl_memo_device_summary(call, sel->model, &err); /* computed once per model */

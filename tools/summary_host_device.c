@@ -224,7 +224,7 @@ static json_t *hd_joined(const framework_model *m, const system_model *sm, const
 void nl_summary_host_device(nl_call *call, const nl_catalog *cat, const nl_catalog_file *trace, nl_model_ref *fw,
                             json_t *out)
 {
-    const framework_model *m = fw ? nl_model_ref_object(fw) : NULL;
+    const framework_model *m = fw ? nl_model_ref_framework(fw) : NULL;
     if (!out || !m)
         return;
     const nl_catalog_rank *rank = nl_host_trace_system(cat, trace);

@@ -133,7 +133,7 @@ static size_t te_rows_of(const device_model *m, extract_kind kind)
 
 static int te_cursor(te_args *a, const nl_selection *sel, nl_tool_result *res)
 {
-    const device_model *m = nl_model_ref_model(sel->model);
+    const device_model *m = nl_model_ref_device(sel->model);
     char tag[40];
     size_t row;
     if (!a->cursor)
@@ -258,7 +258,7 @@ static void te_text(json_t *out, nl_tool_result *res)
 /* The page itself: run extract, then add rows under the budget. 0, or -1 with res set. */
 static int te_page(nl_call *call, const nl_selection *sel, te_args *a, json_t *out, nl_tool_result *res)
 {
-    const device_model *m = nl_model_ref_model(sel->model);
+    const device_model *m = nl_model_ref_device(sel->model);
     extract_page pg;
     nl_error err;
     nl_error_clear(&err);
@@ -391,11 +391,11 @@ static int trace_extract_run(const json_t *args, nl_call *call, nl_tool_result *
     if (!sel.model) {
         te_abstained(&sel, out);
     } else if (a.req.kind == EXTRACT_COLLECTIVE) {
-        te_collective(nl_model_ref_model(sel.model), out);
+        te_collective(nl_model_ref_device(sel.model), out);
     } else {
         json_object_set_new(out, "status", json_string("complete"));
         json_object_set_new(out, "columns", te_columns_json(&a));
-        te_quality(nl_model_ref_model(sel.model), &a, json_object_get(out, "data_quality"));
+        te_quality(nl_model_ref_device(sel.model), &a, json_object_get(out, "data_quality"));
         if (te_cursor(&a, &sel, res) || te_page(call, &sel, &a, out, res)) {
             json_decref(out);
             nl_selection_clear(&sel);

@@ -121,10 +121,10 @@ static int identity_known(void *ctx, const char *path, uint64_t size, int64_t mt
         return 1;
     if (!memo->models)
         return 0;
-    nl_model_ref *ref = nl_model_cache_peek(memo->models, path); /* re-checks size and mtime */
+    nl_model_ref *ref = nl_model_cache_peek(memo->models, &(nl_model_source){.kind = NL_MODEL_DEVICE, .path = path}); /* re-checks size and mtime */
     if (!ref)
         return 0;
-    const device_model *m = nl_model_ref_model(ref);
+    const device_model *m = nl_model_ref_device(ref);
     const char *v;
     const kvlist *hdr = device_model_record_get(m, DEVICE_MODEL_NEFF_HEADER);
     const kvlist *info = device_model_record_get(m, DEVICE_MODEL_PROFILE_INFO);

@@ -1,14 +1,17 @@
 /* model_cache — see model_cache.h.
  *
  * Entries form a doubly linked list in recency order (head = most recent). Each entry holds one
- * reference to its shared block — a device model, or for a file memo the object built from the file —
- * and each nl_model_ref handed out holds another (`refs` counts them), so eviction never frees what is in
- * use. A loading entry has `loading` set; waiters sleep on `cv` and re-check. Keys: the path as given,
- * the memo key (NULL for a model) plus st_size and st_mtim (ns) from stat(2) at lookup.
+ * reference to its shared block (the model, of any kind) and each nl_model_ref handed out holds another
+ * (`refs` counts them), so eviction never frees what is in use. A loading entry has `loading` set; waiters
+ * sleep on `cv` and re-check. Keys: the main path as given, the kind and — for a system profile — its
+ * companions' "<size>.<mtime ns>.<name>" (name = the base name, up to KEY_NAME_MAX bytes, when the file
+ * sits beside ntrace.pb, else "#" and a 64-bit FNV-1a hash of its path; "-" for a file the capture lacks,
+ * "?" for one that cannot be stat'ed), plus the main file's st_size and st_mtim (ns) from stat(2). Files
+ * are stat'ed before they are read, so a file rewritten during the read may be kept under its earlier
+ * (size, mtime); the next version is read again.
  *
- * Memos hang on the shared block, not on the entry, so they live exactly as long as the model (or the file
- * object: nl_model_ref_object_memo uses the same list): a model evicted while a call still holds it keeps
- * its memos until the last reference goes. Each published block gets a serial from the cache's counter
+ * Memos hang on the shared block, not on the entry, so they live exactly as long as the model: a model
+ * evicted while a call still holds it keeps its memos until the last reference goes. Each published block gets a serial from the cache's counter
  * (under the cache mutex), so a key may name another block by it without ever meaning a later load. Each block
  * has its own mutex for its memo list, so a build on one model never waits for another model's memo or
  * for the cache table. Why memos at all: at 1M instructions every warm call used to recompute its
@@ -23,10 +26,14 @@
  *     then added under the cache mutex), and no build or release of a memo runs under the memo mutex.
  * Waits are sliced (WAIT_SLICE_NS) only to poll a waiter's cancel flag. */
 #include "model_cache.h"
+#include "kineto.h"
 #include "neuron_json.h"
 #include "nl_cpu.h"
+#include "show_session.h"
+#include "system_profile.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -35,6 +42,8 @@
 #include <time.h>
 
 #define WAIT_SLICE_NS 20000000L /* a cancelled waiter notices within 20 ms */
+#define KEY_NAME_MAX 32         /* longest companion base name written into a key as is */
+#define KEY_PART_MAX 80         /* one companion in a key, NUL included: 20 + 1 + 20 + 1 + 32 < 80 */
 
 typedef struct memo {
     struct memo *next;
@@ -46,9 +55,8 @@ typedef struct memo {
 } memo;
 
 typedef struct shared_model {
-    device_model *model;        /* a model entry */
-    void *obj;                  /* a file-memo entry: the object built from the file */
-    nl_memo_release_fn release;
+    nl_model_kind kind;
+    void *model;                /* device_model, system_model, framework_model or show_session */
     uint64_t serial;            /* set once when published (cache mutex), then read-only */
     size_t bytes;               /* cache mutex */
     unsigned refs;              /* cache mutex */
@@ -62,7 +70,7 @@ typedef struct shared_model {
 typedef struct entry {
     struct entry *prev, *next;
     char *path;
-    char *key;                  /* NULL for a model, else the file memo's key */
+    char *key;                  /* kind and companions (see the design note) */
     int64_t size, mtime_ns;
     shared_model *shared;       /* NULL while loading */
     bool loading;
@@ -152,15 +160,26 @@ static void memo_list_free(memo *m)
     }
 }
 
+static void model_free(nl_model_kind kind, void *model)
+{
+    if (!model)
+        return;
+    switch (kind) {
+    case NL_MODEL_DEVICE: device_model_free(model); return;
+    case NL_MODEL_SYSTEM: system_model_free(model); return;
+    case NL_MODEL_FRAMEWORK: framework_model_free(model); return;
+    case NL_MODEL_SHOW_SESSION: show_session_free(model); return;
+    default: return;
+    }
+}
+
 /* Last reference gone: nobody can be inside nl_model_ref_memo on this block, so no memo lock is needed. */
 static void shared_release_locked(shared_model *s)
 {
     if (!s || --s->refs)
         return;
     memo_list_free(s->memos);
-    device_model_free(s->model);
-    if (s->obj && s->release)
-        s->release(s->obj);
+    model_free(s->kind, s->model);
     pthread_cond_destroy(&s->memo_cv);
     pthread_mutex_destroy(&s->memo_lock);
     free(s);
@@ -211,8 +230,7 @@ void nl_model_cache_free(nl_model_cache *c)
 static entry *find_locked(nl_model_cache *c, const char *path, const char *key, int64_t size, int64_t mtime_ns)
 {
     for (entry *e = c->head; e; e = e->next)
-        if (e->size == size && e->mtime_ns == mtime_ns && !strcmp(e->path, path) && !e->key == !key &&
-            (!key || !strcmp(e->key, key)))
+        if (e->size == size && e->mtime_ns == mtime_ns && !strcmp(e->path, path) && !strcmp(e->key, key))
             return e;
     return NULL;
 }
@@ -263,7 +281,7 @@ static int stat_key(const char *path, int64_t *size, int64_t *mtime_ns)
 static entry *add_loading_locked(nl_model_cache *c, const char *path, const char *key, int64_t size, int64_t mtime_ns)
 {
     entry *e = calloc(1, sizeof *e);
-    if (!e || !(e->path = strdup(path)) || (key && !(e->key = strdup(key)))) {
+    if (!e || !(e->path = strdup(path)) || !(e->key = strdup(key))) {
         if (e)
             free(e->path);
         free(e);
@@ -292,51 +310,162 @@ static nl_model_ref *publish_locked(nl_model_cache *c, entry *e, shared_model *s
     return r;
 }
 
+/* Read the model of `src` (no lock held). */
+static void *model_load(const nl_model_source *src, const nl_model_load_options *opt, size_t *bytes, nl_error *err)
+{
+    const atomic_int *cancel = opt ? opt->cancel : NULL;
+    switch (src->kind) {
+    case NL_MODEL_DEVICE: {
+        neuron_json_options jopt = {.cancel = cancel};
+        if (opt) {
+            jopt.progress = opt->progress;
+            jopt.progress_ctx = opt->progress_ctx;
+            jopt.threads = opt->threads;
+        }
+        device_model *m = NULL;
+        if (neuron_json_read(src->path, &jopt, &m, err))
+            return NULL;
+        *bytes = device_model_bytes(m);
+        return m;
+    }
+    case NL_MODEL_SYSTEM: {
+        system_profile_paths paths = {.trace_info = src->trace_info, .ntrace = src->path, .cpu_util = src->cpu_util,
+                                      .host_mem = src->host_mem};
+        system_profile_options sopt = {.cancel = cancel};
+        system_model *m = NULL;
+        if (system_profile_load(&paths, &sopt, &m, err))
+            return NULL;
+        *bytes = system_model_bytes(m);
+        return m;
+    }
+    case NL_MODEL_FRAMEWORK: {
+        kineto_options kopt = {.cancel = cancel};
+        if (opt) {
+            kopt.progress = opt->progress;
+            kopt.progress_ctx = opt->progress_ctx;
+        }
+        framework_model *m = NULL;
+        if (kineto_read(src->path, &kopt, &m, err))
+            return NULL;
+        *bytes = framework_model_bytes(m);
+        return m;
+    }
+    case NL_MODEL_SHOW_SESSION: {
+        show_session_options ssopt = {.source = src->label, .cancel = cancel};
+        show_session *ss = NULL;
+        if (show_session_read(src->path, &ssopt, &ss, err))
+            return NULL;
+        *bytes = show_session_bytes(ss);
+        return ss;
+    }
+    default:
+        nl_error_set(err, NL_ERR_INTERNAL, src->path, -1, "unknown model kind %d", (int)src->kind);
+        return NULL;
+    }
+}
+
 /* Load outside the lock, then publish (or discard on failure) and wake waiters. */
-static nl_model_ref *load_entry(nl_model_cache *c, entry *e, const nl_model_load_options *opt, nl_error *err)
+static nl_model_ref *load_entry(nl_model_cache *c, entry *e, const nl_model_source *src,
+                                const nl_model_load_options *opt, nl_error *err)
 {
     pthread_mutex_unlock(&c->lock);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    neuron_json_options jopt = {0};
-    if (opt) {
-        jopt.cancel = opt->cancel;
-        jopt.progress = opt->progress;
-        jopt.progress_ctx = opt->progress_ctx;
-        jopt.threads = opt->threads;
-    }
-    device_model *model = NULL;
-    int rc = neuron_json_read(e->path, &jopt, &model, err);
-    shared_model *s = rc ? NULL : shared_new();
+    size_t bytes = 0;
+    void *model = model_load(src, opt, &bytes, err);
+    shared_model *s = model ? shared_new() : NULL;
     double ms = ms_since(&t0);
     pthread_mutex_lock(&c->lock);
     c->loads++;
     e->loading = false;
     pthread_cond_broadcast(&c->cv);
     if (!s) {
-        if (!rc)
+        if (model)
             nl_error_set(err, NL_ERR_NOMEM, e->path, -1, "out of memory");
-        device_model_free(model);
+        model_free(src->kind, model);
         drop_entry_locked(c, e);
         return NULL;
     }
+    s->kind = src->kind;
     s->model = model;
-    s->bytes = device_model_bytes(model);
+    s->bytes = bytes;
     return publish_locked(c, e, s, ms, err);
 }
 
-nl_model_ref *nl_model_cache_get(nl_model_cache *c, const char *path, const nl_model_load_options *opt, nl_error *err)
+static uint64_t key_fnv1a(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+/* One companion file of ntrace.pb in a system key (see the design note). */
+static void key_part(char *out, size_t cap, const char *ntrace, const char *path)
+{
+    struct stat st;
+    if (!path) {
+        snprintf(out, cap, "-");
+        return;
+    }
+    if (stat(path, &st) != 0) {
+        snprintf(out, cap, "?");
+        return;
+    }
+    const char *slash = strrchr(ntrace, '/'), *base = strrchr(path, '/');
+    size_t dir = slash ? (size_t)(slash - ntrace) + 1 : 0;
+    bool beside = (size_t)((base ? base + 1 : path) - path) == dir && !strncmp(path, ntrace, dir);
+    const char *name = base ? base + 1 : path;
+    long long mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+    if (beside && strlen(name) <= KEY_NAME_MAX)
+        snprintf(out, cap, "%lld.%lld.%s", (long long)st.st_size, mtime_ns, name);
+    else
+        snprintf(out, cap, "%lld.%lld.#%016llx", (long long)st.st_size, mtime_ns, (unsigned long long)key_fnv1a(path));
+}
+
+/* The entry key of a source besides its main path, size and mtime. */
+static void source_key(const nl_model_source *src, char *key, size_t cap)
+{
+    if (src->kind != NL_MODEL_SYSTEM) {
+        snprintf(key, cap, "%s", nl_model_kind_name(src->kind));
+        return;
+    }
+    char ti[KEY_PART_MAX], cu[KEY_PART_MAX], hm[KEY_PART_MAX];
+    key_part(ti, sizeof ti, src->path, src->trace_info);
+    key_part(cu, sizeof cu, src->path, src->cpu_util);
+    key_part(hm, sizeof hm, src->path, src->host_mem);
+    snprintf(key, cap, "system/%s/%s/%s", ti, cu, hm); /* ≤ 7 + 3 × 79 + 2 < NL_MODEL_MEMO_KEY_MAX */
+}
+
+static int source_check(const nl_model_source *src, int64_t *size, int64_t *mtime_ns, nl_error *err)
+{
+    if ((unsigned)src->kind >= NL_MODEL_KIND_COUNT || !src->path)
+        return nl_error_set(err, src->path ? NL_ERR_INTERNAL : NL_ERR_NOT_FOUND, NULL, -1, "%s",
+                            src->path ? "unknown model kind"
+                                      : src->kind == NL_MODEL_SYSTEM ? "the capture has no ntrace.pb" : "no file to read");
+    if (stat_key(src->path, size, mtime_ns))
+        return nl_error_set(err, NL_ERR_NOT_FOUND, src->path, -1, "cannot stat the file");
+    return 0;
+}
+
+nl_model_ref *nl_model_cache_get(nl_model_cache *c, const nl_model_source *src, const nl_model_load_options *opt,
+                                 nl_error *err)
 {
     int64_t size, mtime_ns;
-    if (stat_key(path, &size, &mtime_ns)) {
-        nl_error_set(err, NL_ERR_NOT_FOUND, path, -1, "cannot stat the export");
+    if (source_check(src, &size, &mtime_ns, err))
         return NULL;
-    }
+    char key[NL_MODEL_MEMO_KEY_MAX];
+    source_key(src, key, sizeof key);
+    const atomic_int *cancel = opt ? opt->cancel : NULL;
     pthread_mutex_lock(&c->lock);
     for (;;) {
-        entry *e = find_locked(c, path, NULL, size, mtime_ns);
+        entry *e = find_locked(c, src->path, key, size, mtime_ns);
         if (e && e->loading) {
-            pthread_cond_wait(&c->cv, &c->lock);
+            if (wait_cancellable(&c->cv, &c->lock, cancel)) {
+                pthread_mutex_unlock(&c->lock);
+                nl_error_set(err, NL_ERR_CANCELLED, src->path, -1, "cancelled");
+                return NULL;
+            }
             continue; /* the loader may have failed and dropped the entry: look again */
         }
         if (e) {
@@ -345,41 +474,64 @@ nl_model_ref *nl_model_cache_get(nl_model_cache *c, const char *path, const nl_m
             nl_model_ref *r = make_ref(c, e->shared, 1, 0);
             pthread_mutex_unlock(&c->lock);
             if (!r)
-                nl_error_set(err, NL_ERR_NOMEM, path, -1, "out of memory");
+                nl_error_set(err, NL_ERR_NOMEM, src->path, -1, "out of memory");
             return r;
         }
-        e = add_loading_locked(c, path, NULL, size, mtime_ns);
+        e = add_loading_locked(c, src->path, key, size, mtime_ns);
         if (!e) {
             pthread_mutex_unlock(&c->lock);
-            nl_error_set(err, NL_ERR_NOMEM, path, -1, "out of memory");
+            nl_error_set(err, NL_ERR_NOMEM, src->path, -1, "out of memory");
             return NULL;
         }
-        nl_model_ref *r = load_entry(c, e, opt, err);
+        nl_model_ref *r = load_entry(c, e, src, opt, err);
         pthread_mutex_unlock(&c->lock);
         return r;
     }
 }
 
-nl_model_ref *nl_model_cache_peek(nl_model_cache *c, const char *path)
+nl_model_ref *nl_model_cache_peek(nl_model_cache *c, const nl_model_source *src)
 {
     int64_t size, mtime_ns;
-    if (stat_key(path, &size, &mtime_ns))
+    if (source_check(src, &size, &mtime_ns, NULL))
         return NULL;
+    char key[NL_MODEL_MEMO_KEY_MAX];
+    source_key(src, key, sizeof key);
     pthread_mutex_lock(&c->lock);
-    entry *e = find_locked(c, path, NULL, size, mtime_ns);
+    entry *e = find_locked(c, src->path, key, size, mtime_ns);
     nl_model_ref *r = e && !e->loading ? make_ref(c, e->shared, 1, 0) : NULL;
     pthread_mutex_unlock(&c->lock);
     return r;
 }
 
-const device_model *nl_model_ref_model(const nl_model_ref *r)
+const char *nl_model_kind_name(nl_model_kind kind)
 {
-    return r->shared->model;
+    static const char *const names[NL_MODEL_KIND_COUNT] = {"device", "system", "framework", "show_session"};
+    return (unsigned)kind < NL_MODEL_KIND_COUNT ? names[kind] : "?";
 }
 
-const void *nl_model_ref_object(const nl_model_ref *r)
+nl_model_kind nl_model_ref_kind(const nl_model_ref *r)
 {
-    return r->shared->obj;
+    return r->shared->kind;
+}
+
+const device_model *nl_model_ref_device(const nl_model_ref *r)
+{
+    return r->shared->kind == NL_MODEL_DEVICE ? r->shared->model : NULL;
+}
+
+const system_model *nl_model_ref_system(const nl_model_ref *r)
+{
+    return r->shared->kind == NL_MODEL_SYSTEM ? r->shared->model : NULL;
+}
+
+const framework_model *nl_model_ref_framework(const nl_model_ref *r)
+{
+    return r->shared->kind == NL_MODEL_FRAMEWORK ? r->shared->model : NULL;
+}
+
+const show_session *nl_model_ref_show_session(const nl_model_ref *r)
+{
+    return r->shared->kind == NL_MODEL_SHOW_SESSION ? r->shared->model : NULL;
 }
 
 uint64_t nl_model_ref_serial(const nl_model_ref *r)
@@ -456,20 +608,8 @@ static void memo_account(nl_model_cache *c, shared_model *s, size_t bytes)
     pthread_mutex_unlock(&c->lock);
 }
 
-/* What a memo is built from: a device model (nl_model_ref_memo) or a file object (nl_model_ref_object_memo);
- * exactly one of the two functions is set. */
-typedef struct memo_builder {
-    nl_memo_build_fn model;
-    nl_object_memo_build_fn object;
-} memo_builder;
-
-static void *memo_run(const memo_builder *b, const shared_model *s, void *ctx, size_t *bytes, nl_error *err)
-{
-    return b->model ? b->model(s->model, ctx, bytes, err) : b->object(s->obj, ctx, bytes, err);
-}
-
 /* Over the per-model cap: build for this reference only. */
-static const void *memo_build_own(nl_model_ref *r, const char *key, size_t len, const memo_builder *build,
+static const void *memo_build_own(nl_model_ref *r, const char *key, size_t len, nl_memo_build_fn build,
                                   nl_memo_release_fn release, void *ctx, nl_error *err)
 {
     memo *m = memo_find(r->own, key);
@@ -479,7 +619,7 @@ static const void *memo_build_own(nl_model_ref *r, const char *key, size_t len, 
         nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (memo)");
         return NULL;
     }
-    m->obj = memo_run(build, r->shared, ctx, &m->bytes, err);
+    m->obj = build(r, ctx, &m->bytes, err);
     if (!m->obj) {
         free(m);
         return NULL;
@@ -489,8 +629,8 @@ static const void *memo_build_own(nl_model_ref *r, const char *key, size_t len, 
     return m->obj;
 }
 
-static const void *memo_get(nl_model_ref *r, const char *key, const memo_builder *build, nl_memo_release_fn release,
-                            void *ctx, const atomic_int *cancel, nl_error *err)
+const void *nl_model_ref_memo(nl_model_ref *r, const char *key, nl_memo_build_fn build, nl_memo_release_fn release,
+                              void *ctx, const atomic_int *cancel, nl_error *err)
 {
     shared_model *s = r->shared;
     size_t len = strlen(key);
@@ -528,7 +668,7 @@ static const void *memo_get(nl_model_ref *r, const char *key, const memo_builder
     pthread_mutex_unlock(&s->memo_lock);
 
     size_t bytes = 0;
-    void *obj = memo_run(build, s, ctx, &bytes, err);
+    void *obj = build(r, ctx, &bytes, err);
 
     pthread_mutex_lock(&s->memo_lock);
     if (obj) {
@@ -559,104 +699,11 @@ bool nl_model_ref_memo_has_room(nl_model_ref *r, const char *key)
     return room;
 }
 
-const void *nl_model_ref_memo(nl_model_ref *r, const char *key, nl_memo_build_fn build, nl_memo_release_fn release,
-                              void *ctx, const atomic_int *cancel, nl_error *err)
-{
-    if (!r->shared->model) {
-        nl_error_set(err, NL_ERR_ARGUMENT, NULL, -1, "memo on a reference without a model");
-        return NULL;
-    }
-    memo_builder b = {.model = build};
-    return memo_get(r, key, &b, release, ctx, cancel, err);
-}
-
-const void *nl_model_ref_object_memo(nl_model_ref *r, const char *key, nl_object_memo_build_fn build,
-                                     nl_memo_release_fn release, void *ctx, const atomic_int *cancel, nl_error *err)
-{
-    if (!r->shared->obj) {
-        nl_error_set(err, NL_ERR_ARGUMENT, NULL, -1, "object memo on a reference without a file object");
-        return NULL;
-    }
-    memo_builder b = {.object = build};
-    return memo_get(r, key, &b, release, ctx, cancel, err);
-}
-
-/* Build outside the lock, then publish (or drop the entry on failure) and wake waiters. */
-static nl_model_ref *file_memo_build(nl_model_cache *c, entry *e, nl_file_memo_build_fn build, nl_memo_release_fn release,
-                                     void *ctx, nl_error *err)
-{
-    pthread_mutex_unlock(&c->lock);
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    size_t bytes = 0;
-    void *obj = build(e->path, ctx, &bytes, err);
-    shared_model *s = obj ? shared_new() : NULL;
-    double ms = ms_since(&t0);
-    pthread_mutex_lock(&c->lock);
-    e->loading = false;
-    pthread_cond_broadcast(&c->cv);
-    if (!s) {
-        if (obj) {
-            release(obj);
-            nl_error_set(err, NL_ERR_NOMEM, e->path, -1, "out of memory");
-        }
-        drop_entry_locked(c, e);
-        return NULL;
-    }
-    s->obj = obj;
-    s->release = release;
-    s->bytes = bytes;
-    return publish_locked(c, e, s, ms, err);
-}
-
-nl_model_ref *nl_model_cache_file_memo(nl_model_cache *c, const char *path, const char *key, nl_file_memo_build_fn build,
-                                       nl_memo_release_fn release, void *ctx, const atomic_int *cancel, nl_error *err)
-{
-    int64_t size, mtime_ns;
-    if (strlen(key) >= NL_MODEL_MEMO_KEY_MAX) {
-        nl_error_set(err, NL_ERR_ARGUMENT, path, -1, "memo key longer than %d bytes", NL_MODEL_MEMO_KEY_MAX - 1);
-        return NULL;
-    }
-    if (stat_key(path, &size, &mtime_ns)) {
-        nl_error_set(err, NL_ERR_NOT_FOUND, path, -1, "cannot stat the file");
-        return NULL;
-    }
-    pthread_mutex_lock(&c->lock);
-    for (;;) {
-        entry *e = find_locked(c, path, key, size, mtime_ns);
-        if (e && e->loading) {
-            if (wait_cancellable(&c->cv, &c->lock, cancel)) {
-                pthread_mutex_unlock(&c->lock);
-                nl_error_set(err, NL_ERR_CANCELLED, path, -1, "cancelled");
-                return NULL;
-            }
-            continue; /* the builder may have failed and dropped the entry: look again */
-        }
-        if (e) {
-            unlink_entry(c, e);
-            push_front(c, e);
-            nl_model_ref *r = make_ref(c, e->shared, 1, 0);
-            pthread_mutex_unlock(&c->lock);
-            if (!r)
-                nl_error_set(err, NL_ERR_NOMEM, path, -1, "out of memory");
-            return r;
-        }
-        if (!(e = add_loading_locked(c, path, key, size, mtime_ns))) {
-            pthread_mutex_unlock(&c->lock);
-            nl_error_set(err, NL_ERR_NOMEM, path, -1, "out of memory");
-            return NULL;
-        }
-        nl_model_ref *r = file_memo_build(c, e, build, release, ctx, err);
-        pthread_mutex_unlock(&c->lock);
-        return r;
-    }
-}
-
 /* ---- prefetch ----------------------------------------------------------------------------------------- */
 
 typedef struct prefetch_job {
     nl_model_cache *cache;
-    const char *const *paths;
+    const nl_model_source *srcs;
     size_t n;
     atomic_size_t next;
     const atomic_int *cancel;
@@ -670,20 +717,20 @@ static void *prefetch_worker(void *arg)
         if (j->cancel && atomic_load(j->cancel))
             break;
         nl_error err;
-        nl_model_ref *r = nl_model_cache_get(j->cache, j->paths[i], &opt, &err);
+        nl_model_ref *r = nl_model_cache_get(j->cache, &j->srcs[i], &opt, &err);
         if (r)
             nl_model_ref_release(r);
     }
     return NULL;
 }
 
-void nl_model_cache_prefetch(nl_model_cache *c, const char *const *paths, size_t n, unsigned threads,
+void nl_model_cache_prefetch(nl_model_cache *c, const nl_model_source *srcs, size_t n, unsigned threads,
                              const atomic_int *cancel)
 {
     threads = nl_cpu_threads(threads, NEURON_JSON_THREADS_MAX);
     if (threads > n)
         threads = (unsigned)n;
-    prefetch_job j = {.cache = c, .paths = paths, .n = n, .cancel = cancel};
+    prefetch_job j = {.cache = c, .srcs = srcs, .n = n, .cancel = cancel};
     atomic_init(&j.next, 0);
     pthread_t tid[NEURON_JSON_THREADS_MAX];
     unsigned started = 0;

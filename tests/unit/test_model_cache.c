@@ -1,13 +1,13 @@
-/* Unit tests for analyzers/model_cache: the model cache's memos (issue 6, warm calls).
+/* Unit tests for analyzers/catalog/model_cache: one cache of typed models and their memos.
  *
- * Model memos: built once per (model, key) and shared, concurrent callers wait for one build, a failed or
+ * Memos: built once per (model, key) and shared, concurrent callers wait for one build, a failed or
  * cancelled build is not kept, a cancelled waiter stops waiting, objects are freed with the model (also
  * when it was evicted while in use), keys past the per-model cap live with their reference, and memo bytes
- * count in the cache's byte bound. File memos: built once per (path, key, size, mtime), rebuilt when the
- * file changes, never mistaken for a model. Object memos (derived from a file memo's object, as summaries of
- * cached system and framework models are): built once, counted with it, freed with it; serials name one
- * load and change when the file is read again. The models come from the handcrafted export of
- * analysis_fixture.h written to a temporary file. Run under ASan/UBSan in CI (leaks fail the test). */
+ * count in the cache's byte bound. Kinds: a model of another kind (here a show-session dump) is loaded once
+ * per (path, kind, size, mtime), read again when the file changes, never mistaken for a device model, and
+ * takes memos the same way; serials name one load and change when the file is read again. The device models
+ * come from the handcrafted export of analysis_fixture.h written to a temporary file. Run under ASan/UBSan in
+ * CI (leaks fail the test). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -58,12 +58,12 @@ static void release_counted(void *obj)
     free(c);
 }
 
-static void *build_counted(const device_model *m, void *ctx, size_t *bytes, nl_error *err)
+static void *build_counted(const nl_model_ref *r, void *ctx, size_t *bytes, nl_error *err)
 {
     build_ctx *b = ctx;
     atomic_fetch_add(&b->builds, 1);
     atomic_store(&b->started, 1);
-    b->seen = m;
+    b->seen = r ? nl_model_ref_device(r) : NULL;
     while (b->gate && !atomic_load(b->gate))
         sleep_ms(1);
     if (b->sleep_ms)
@@ -80,19 +80,13 @@ static void *build_counted(const device_model *m, void *ctx, size_t *bytes, nl_e
     return c;
 }
 
-static void *build_file_counted(const char *path, void *ctx, size_t *bytes, nl_error *err)
-{
-    (void)path;
-    return build_counted(NULL, ctx, bytes, err);
-}
-
 /* ---- fixtures -------------------------------------------------------------------------------------------- */
 
 typedef struct fixture {
     char dir[64];
     char path[128];             /* the export */
     char other[128];            /* a second export (same content, another path) */
-    char side[128];             /* a non-model file for file memos */
+    char side[128];             /* a show-session dump: a model of another kind */
 } fixture;
 
 static void write_file(const char *path, const char *text)
@@ -133,7 +127,7 @@ static int teardown(void **state)
 static nl_model_ref *get(nl_model_cache *c, const char *path)
 {
     nl_error err;
-    nl_model_ref *r = nl_model_cache_get(c, path, NULL, &err);
+    nl_model_ref *r = nl_model_cache_get(c, &(nl_model_source){.kind = NL_MODEL_DEVICE, .path = path}, NULL, &err);
     if (!r)
         fail_msg("nl_model_cache_get %s: %s", path, err.message);
     return r;
@@ -158,7 +152,7 @@ static void memo_is_built_once_per_model_and_key(void **state)
     build_ctx b = {.bytes = 100};
     nl_model_ref *r1 = get(c, fx->path), *r2 = get(c, fx->path);
     const counted *o1 = memo_ok(r1, "summary", &b);
-    assert_ptr_equal(b.seen, nl_model_ref_model(r1));
+    assert_ptr_equal(b.seen, nl_model_ref_device(r1));
     assert_ptr_equal(memo_ok(r2, "summary", &b), o1); /* another reference to the same model shares it */
     assert_int_equal(atomic_load(&b.builds), 1);
     assert_ptr_not_equal(memo_ok(r1, "attr.groups/opcode", &b), o1); /* another key: another object */
@@ -325,7 +319,7 @@ static void memos_of_an_evicted_model_live_until_its_last_reference(void **state
     nl_model_ref *r1 = get(c, fx->path);
     const counted *o = memo_ok(r1, "summary", &b);
     nl_model_ref *r2 = get(c, fx->other);
-    assert_null(nl_model_cache_peek(c, fx->path)); /* evicted */
+    assert_null(nl_model_cache_peek(c, &(nl_model_source){.kind = NL_MODEL_DEVICE, .path = fx->path})); /* evicted */
     assert_int_equal(o->magic, 42);                 /* still readable through r1 */
     assert_int_equal(atomic_load(&b.released), 0);
     nl_model_ref_release(r1);
@@ -385,7 +379,7 @@ static void memo_bytes_count_in_the_byte_bound(void **state)
     nl_model_ref *ra = get(c, fx->path), *rb = get(c, fx->other);
     b.bytes = 5000;
     memo_ok(rb, "summary", &b);
-    nl_model_ref *pa = nl_model_cache_peek(c, fx->path), *pb = nl_model_cache_peek(c, fx->other);
+    nl_model_ref *pa = nl_model_cache_peek(c, &(nl_model_source){.kind = NL_MODEL_DEVICE, .path = fx->path}), *pb = nl_model_cache_peek(c, &(nl_model_source){.kind = NL_MODEL_DEVICE, .path = fx->other});
     assert_null(pa);
     assert_non_null(pb);
     assert_int_equal(nl_model_cache_bytes(c), before + 5000);
@@ -414,184 +408,163 @@ static void a_key_too_long_is_an_argument_error(void **state)
     nl_model_cache_free(c);
 }
 
-/* ---- file memos ------------------------------------------------------------------------------------------ */
+/* ---- models of other kinds ------------------------------------------------------------------------------ */
 
-static nl_model_ref *file_memo_ok(nl_model_cache *c, const char *path, const char *key, build_ctx *b)
+static nl_model_ref *dump_ok(nl_model_cache *c, const char *path)
 {
     nl_error err;
-    nl_model_ref *r = nl_model_cache_file_memo(c, path, key, build_file_counted, release_counted, b, NULL, &err);
+    nl_model_ref *r = nl_model_cache_get(c, &(nl_model_source){.kind = NL_MODEL_SHOW_SESSION, .path = path}, NULL, &err);
     if (!r)
-        fail_msg("nl_model_cache_file_memo %s: %s", path, err.message);
-    assert_null(nl_model_ref_model(r));
-    assert_int_equal(((const counted *)nl_model_ref_object(r))->magic, 42);
+        fail_msg("nl_model_cache_get %s: %s", path, err.message);
+    assert_int_equal(nl_model_ref_kind(r), NL_MODEL_SHOW_SESSION);
+    assert_null(nl_model_ref_device(r));
+    assert_null(nl_model_ref_system(r));
+    assert_null(nl_model_ref_framework(r));
+    assert_non_null(nl_model_ref_show_session(r));
     return r;
 }
 
-static void file_memo_is_built_once_per_file_version(void **state)
+static void a_model_of_another_kind_is_loaded_once_per_file_version(void **state)
 {
     fixture *fx = *state;
     nl_model_cache *c = nl_model_cache_new(4, 0);
-    build_ctx b = {.bytes = 300};
-    nl_model_ref *r1 = file_memo_ok(c, fx->side, "show_session", &b);
-    nl_model_ref *r2 = file_memo_ok(c, fx->side, "show_session", &b);
-    assert_ptr_equal(nl_model_ref_object(r1), nl_model_ref_object(r2));
-    assert_int_equal(atomic_load(&b.builds), 1);
+    nl_model_ref *r1 = dump_ok(c, fx->side);
+    nl_model_ref *r2 = dump_ok(c, fx->side);
+    assert_ptr_equal(nl_model_ref_show_session(r1), nl_model_ref_show_session(r2));
+    assert_int_equal(nl_model_cache_loads(c), 1);
     assert_int_equal(nl_model_ref_was_cached(r1), 0);
     assert_int_equal(nl_model_ref_was_cached(r2), 1);
-    nl_model_ref *r3 = file_memo_ok(c, fx->side, "other_key", &b); /* the key is part of the identity */
-    assert_int_equal(atomic_load(&b.builds), 2);
-    assert_null(nl_model_cache_peek(c, fx->side));   /* a file memo is never taken for a model */
-    assert_int_equal(nl_model_cache_loads(c), 0);
-    assert_int_equal(nl_model_cache_bytes(c), 600);
+    assert_int_equal(show_session_core_count(nl_model_ref_show_session(r1)), 1);
+    /* the kind is part of the identity: the same path as a device model is another entry (and fails) */
+    assert_null(nl_model_cache_peek(c, &(nl_model_source){.kind = NL_MODEL_DEVICE, .path = fx->side}));
+    nl_error err;
+    memset(&err, 0x5a, sizeof err);
+    assert_null(nl_model_cache_get(c, &(nl_model_source){.kind = NL_MODEL_DEVICE, .path = fx->side}, NULL, &err));
+    assert_int_equal(err.code, NL_ERR_FORMAT);
+    assert_int_equal(nl_model_cache_loads(c), 2);
+    size_t bytes = nl_model_cache_bytes(c);
+    assert_true(bytes > 0);
 
-    write_file(fx->side, "Collectives trace for CC-core 0\nTPB_TRIGGER 5 START\n"); /* another size */
-    nl_model_ref *r4 = file_memo_ok(c, fx->side, "show_session", &b);
-    assert_int_equal(atomic_load(&b.builds), 3);
-    assert_ptr_not_equal(nl_model_ref_object(r4), nl_model_ref_object(r1));
+    write_file(fx->side, "Collectives trace for CC-core 0\nTPB_TRIGGER 5 START\nCollectives trace for CC-core 1\n");
+    nl_model_ref *r3 = dump_ok(c, fx->side); /* another size: read again */
+    assert_int_equal(nl_model_cache_loads(c), 3);
+    assert_ptr_not_equal(nl_model_ref_show_session(r3), nl_model_ref_show_session(r1));
+    assert_int_equal(show_session_core_count(nl_model_ref_show_session(r3)), 2);
+    assert_int_not_equal(nl_model_ref_serial(r3), nl_model_ref_serial(r1));
     nl_model_ref_release(r1);
     nl_model_ref_release(r2);
     nl_model_ref_release(r3);
-    nl_model_ref_release(r4);
-    assert_int_equal(atomic_load(&b.released), 0);   /* kept by the cache */
     nl_model_cache_free(c);
-    assert_int_equal(atomic_load(&b.released), 3);
 }
 
-static void file_memo_failures_are_not_kept(void **state)
+static void a_missing_file_is_not_found_and_not_kept(void **state)
 {
     fixture *fx = *state;
     nl_model_cache *c = nl_model_cache_new(4, 0);
-    build_ctx b = {.fail_next = 1};
-    nl_error err;
-    memset(&err, 0x5a, sizeof err);
-    assert_null(nl_model_cache_file_memo(c, fx->side, "show_session", build_file_counted, release_counted, &b, NULL, &err));
-    assert_int_equal(err.code, NL_ERR_FORMAT);
-    assert_string_equal(err.message, "build failed on purpose");
-    assert_int_equal(nl_model_cache_bytes(c), 0);
-    nl_model_ref *r = file_memo_ok(c, fx->side, "show_session", &b);
-    assert_int_equal(atomic_load(&b.builds), 2);
-    nl_model_ref_release(r);
-
     char missing[160];
     snprintf(missing, sizeof missing, "%s/missing.txt", fx->dir);
+    nl_error err;
     memset(&err, 0x5a, sizeof err);
-    assert_null(nl_model_cache_file_memo(c, missing, "show_session", build_file_counted, release_counted, &b, NULL, &err));
+    assert_null(nl_model_cache_get(c, &(nl_model_source){.kind = NL_MODEL_SHOW_SESSION, .path = missing}, NULL, &err));
     assert_int_equal(err.code, NL_ERR_NOT_FOUND);
     assert_string_equal(err.source, missing);
-    assert_int_equal(atomic_load(&b.builds), 2);
+    memset(&err, 0x5a, sizeof err);
+    assert_null(nl_model_cache_get(c, &(nl_model_source){.kind = NL_MODEL_SYSTEM, .path = NULL}, NULL, &err));
+    assert_int_equal(err.code, NL_ERR_NOT_FOUND);
+    assert_string_equal(err.message, "the capture has no ntrace.pb");
+    assert_int_equal(nl_model_cache_loads(c), 0);
+    assert_int_equal(nl_model_cache_bytes(c), 0);
     nl_model_cache_free(c);
-    assert_int_equal(atomic_load(&b.released), 1);
 }
 
-typedef struct file_racer {
+typedef struct dump_racer {
     nl_model_cache *cache;
     const char *path;
-    build_ctx *b;
     const void *got;
-} file_racer;
+} dump_racer;
 
-static void *race_file_memo(void *arg)
+static void *race_dump(void *arg)
 {
-    file_racer *r = arg;
+    dump_racer *r = arg;
     nl_error err;
-    nl_model_ref *ref = nl_model_cache_file_memo(r->cache, r->path, "show_session", build_file_counted, release_counted,
-                                                 r->b, NULL, &err);
-    r->got = ref ? nl_model_ref_object(ref) : NULL;
+    nl_model_ref *ref =
+        nl_model_cache_get(r->cache, &(nl_model_source){.kind = NL_MODEL_SHOW_SESSION, .path = r->path}, NULL, &err);
+    r->got = ref ? nl_model_ref_show_session(ref) : NULL;
     nl_model_ref_release(ref);
     return NULL;
 }
 
-static void file_memo_concurrent_callers_wait_for_one_build(void **state)
+static void concurrent_loads_of_another_kind_read_once(void **state)
 {
     fixture *fx = *state;
     nl_model_cache *c = nl_model_cache_new(4, 0);
-    build_ctx b = {.sleep_ms = 50};
     pthread_t t[THREADS];
-    file_racer r[THREADS];
+    dump_racer r[THREADS];
     for (int i = 0; i < THREADS; i++) {
-        r[i] = (file_racer){.cache = c, .path = fx->side, .b = &b};
-        assert_int_equal(pthread_create(&t[i], NULL, race_file_memo, &r[i]), 0);
+        r[i] = (dump_racer){.cache = c, .path = fx->side};
+        assert_int_equal(pthread_create(&t[i], NULL, race_dump, &r[i]), 0);
     }
     for (int i = 0; i < THREADS; i++)
         pthread_join(t[i], NULL);
-    assert_int_equal(atomic_load(&b.builds), 1);
-    for (int i = 0; i < THREADS; i++)
+    assert_int_equal(nl_model_cache_loads(c), 1);
+    for (int i = 0; i < THREADS; i++) {
+        assert_non_null(r[i].got);
         assert_ptr_equal(r[i].got, r[0].got);
+    }
     nl_model_cache_free(c);
-    assert_int_equal(atomic_load(&b.released), 1);
 }
 
-/* ---- object memos and serials ------------------------------------------------------------------------- */
-
-typedef struct object_ctx {
+/* A memo that records the kind of model it was built from. */
+typedef struct kind_ctx {
     build_ctx *b;
-    const void *seen;           /* the object the last build got */
-} object_ctx;
+    nl_model_kind seen;
+} kind_ctx;
 
-static void *build_object_counted(const void *obj, void *ctx, size_t *bytes, nl_error *err)
+static void *build_kind_counted(const nl_model_ref *r, void *ctx, size_t *bytes, nl_error *err)
 {
-    object_ctx *o = ctx;
-    o->seen = obj;
-    return build_counted(NULL, o->b, bytes, err);
+    kind_ctx *k = ctx;
+    k->seen = nl_model_ref_kind(r);
+    return build_counted(r, k->b, bytes, err);
 }
 
-static void object_memo_is_built_once_per_file_object_and_counted(void **state)
+static void memos_on_every_kind_share_one_scheme(void **state)
 {
     fixture *fx = *state;
     nl_model_cache *c = nl_model_cache_new(4, 0);
-    build_ctx fb = {.bytes = 1000}, ob = {.bytes = 40};
-    object_ctx oc = {.b = &ob};
+    build_ctx ob = {.bytes = 40};
+    kind_ctx kc = {.b = &ob};
     nl_error err;
-    nl_model_ref *r1 = file_memo_ok(c, fx->side, "system_model", &fb);
-    const counted *s1 = nl_model_ref_object_memo(r1, "system_summary", build_object_counted, release_counted, &oc,
-                                                 NULL, &err);
+    nl_model_ref *r1 = dump_ok(c, fx->side);
+    size_t model_bytes = nl_model_cache_bytes(c);
+    const counted *s1 = nl_model_ref_memo(r1, "gaps", build_kind_counted, release_counted, &kc, NULL, &err);
     assert_non_null(s1);
-    assert_ptr_equal(oc.seen, nl_model_ref_object(r1)); /* built from the file object */
-    nl_model_ref *r2 = file_memo_ok(c, fx->side, "system_model", &fb);
-    assert_ptr_equal(nl_model_ref_object_memo(r2, "system_summary", build_object_counted, release_counted, &oc, NULL,
-                                              &err), s1);
+    assert_int_equal(kc.seen, NL_MODEL_SHOW_SESSION);
+    nl_model_ref *r2 = dump_ok(c, fx->side);
+    assert_ptr_equal(nl_model_ref_memo(r2, "gaps", build_kind_counted, release_counted, &kc, NULL, &err), s1);
     assert_int_equal(atomic_load(&ob.builds), 1);
-    assert_int_equal(nl_model_cache_bytes(c), 1040);     /* the object's bytes and its memo's */
+    assert_int_equal(nl_model_cache_bytes(c), model_bytes + 40); /* the model's bytes and its memo's */
     assert_int_equal(nl_model_ref_serial(r1), nl_model_ref_serial(r2));
     assert_int_not_equal(nl_model_ref_serial(r1), 0);
 
-    /* the two kinds of memo do not mix */
-    memset(&err, 0x5a, sizeof err);
-    assert_null(nl_model_ref_memo(r1, "device_summary", build_counted, release_counted, &ob, NULL, &err));
-    assert_int_equal(err.code, NL_ERR_ARGUMENT);
-    nl_model_ref *m = get(c, fx->path);
-    memset(&err, 0x5a, sizeof err);
-    assert_null(nl_model_ref_object_memo(m, "system_summary", build_object_counted, release_counted, &oc, NULL, &err));
-    assert_int_equal(err.code, NL_ERR_ARGUMENT);
-    assert_int_equal(atomic_load(&ob.builds), 1);
+    nl_model_ref *m = get(c, fx->path); /* a device model with the same memo key is another object */
+    const counted *d = nl_model_ref_memo(m, "gaps", build_kind_counted, release_counted, &kc, NULL, &err);
+    assert_non_null(d);
+    assert_ptr_not_equal(d, s1);
+    assert_int_equal(kc.seen, NL_MODEL_DEVICE);
     assert_int_not_equal(nl_model_ref_serial(m), nl_model_ref_serial(r1));
 
     /* a failed build is not kept */
     atomic_store(&ob.fail_next, 1);
-    assert_null(nl_model_ref_object_memo(r1, "framework_summary", build_object_counted, release_counted, &oc, NULL,
-                                         &err));
+    assert_null(nl_model_ref_memo(r1, "summary", build_kind_counted, release_counted, &kc, NULL, &err));
     assert_int_equal(err.code, NL_ERR_FORMAT);
-    assert_non_null(nl_model_ref_object_memo(r1, "framework_summary", build_object_counted, release_counted, &oc, NULL,
-                                             &err));
-    assert_int_equal(atomic_load(&ob.builds), 3);
-
-    /* a rewritten file is another object: new serial, its memos built again */
-    write_file(fx->side, "Collectives trace for CC-core 0\nTPB_TRIGGER 5 START\n");
-    nl_model_ref *r3 = file_memo_ok(c, fx->side, "system_model", &fb);
-    assert_int_not_equal(nl_model_ref_serial(r3), nl_model_ref_serial(r1));
-    const counted *s3 = nl_model_ref_object_memo(r3, "system_summary", build_object_counted, release_counted, &oc,
-                                                 NULL, &err);
-    assert_non_null(s3);
-    assert_ptr_not_equal(s3, s1);
+    assert_non_null(nl_model_ref_memo(r1, "summary", build_kind_counted, release_counted, &kc, NULL, &err));
     assert_int_equal(atomic_load(&ob.builds), 4);
     nl_model_ref_release(m);
     nl_model_ref_release(r1);
     nl_model_ref_release(r2);
-    nl_model_ref_release(r3);
-    assert_int_equal(atomic_load(&ob.released), 0);     /* kept with their objects */
+    assert_int_equal(atomic_load(&ob.released), 0);     /* kept with their models */
     nl_model_cache_free(c);
     assert_int_equal(atomic_load(&ob.released), 3);
-    assert_int_equal(atomic_load(&fb.released), 2);
 }
 
 int main(void)
@@ -606,10 +579,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(keys_past_the_cap_live_with_their_reference, setup, teardown),
         cmocka_unit_test_setup_teardown(memo_bytes_count_in_the_byte_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(a_key_too_long_is_an_argument_error, setup, teardown),
-        cmocka_unit_test_setup_teardown(file_memo_is_built_once_per_file_version, setup, teardown),
-        cmocka_unit_test_setup_teardown(file_memo_failures_are_not_kept, setup, teardown),
-        cmocka_unit_test_setup_teardown(file_memo_concurrent_callers_wait_for_one_build, setup, teardown),
-        cmocka_unit_test_setup_teardown(object_memo_is_built_once_per_file_object_and_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_model_of_another_kind_is_loaded_once_per_file_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_missing_file_is_not_found_and_not_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(concurrent_loads_of_another_kind_read_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(memos_on_every_kind_share_one_scheme, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

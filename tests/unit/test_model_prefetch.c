@@ -40,29 +40,32 @@ static void prefetch_caches_each_export_once(void **state)
     for (int k = 0; k < N_EXPORTS; k++)
         paths[k] = write_export(dir, k, 0);
     paths[N_EXPORTS] = write_export(dir, N_EXPORTS, 1);
+    nl_model_source srcs[N_EXPORTS + 1];
+    for (int k = 0; k <= N_EXPORTS; k++)
+        srcs[k] = (nl_model_source){.kind = NL_MODEL_DEVICE, .path = paths[k]};
     nl_model_cache *c = nl_model_cache_new(0, 0);
     assert_non_null(c);
 
-    nl_model_cache_prefetch(c, (const char *const *)paths, N_EXPORTS + 1, 3, NULL);
+    nl_model_cache_prefetch(c, srcs, N_EXPORTS + 1, 3, NULL);
     assert_int_equal(nl_model_cache_loads(c), N_EXPORTS + 1);
     for (int k = 0; k < N_EXPORTS; k++) {
-        nl_model_ref *r = nl_model_cache_peek(c, paths[k]);
+        nl_model_ref *r = nl_model_cache_peek(c, &(nl_model_source){.kind = NL_MODEL_DEVICE, .path = paths[k]});
         assert_non_null(r);
-        assert_int_equal(device_model_rows(nl_model_ref_model(r), DEVICE_MODEL_INSTRUCTIONS), 200 + k);
+        assert_int_equal(device_model_rows(nl_model_ref_device(r), DEVICE_MODEL_INSTRUCTIONS), 200 + k);
         nl_model_ref_release(r);
     }
-    assert_null(nl_model_cache_peek(c, paths[N_EXPORTS])); /* failures are not cached */
+    assert_null(nl_model_cache_peek(c, &(nl_model_source){.kind = NL_MODEL_DEVICE, .path = paths[N_EXPORTS]})); /* failures are not cached */
     nl_error err;
-    assert_null(nl_model_cache_get(c, paths[N_EXPORTS], NULL, &err));
+    assert_null(nl_model_cache_get(c, &(nl_model_source){.kind = NL_MODEL_DEVICE, .path = paths[N_EXPORTS]}, NULL, &err));
     assert_int_equal(err.code, NL_ERR_TRUNCATED);
 
     uint64_t loads = nl_model_cache_loads(c);
-    nl_model_cache_prefetch(c, (const char *const *)paths, N_EXPORTS, 0, NULL); /* all cached: no reads */
+    nl_model_cache_prefetch(c, srcs, N_EXPORTS, 0, NULL); /* all cached: no reads */
     assert_int_equal(nl_model_cache_loads(c), loads);
 
     atomic_int cancel = 1;
     nl_model_cache *c2 = nl_model_cache_new(0, 0);
-    nl_model_cache_prefetch(c2, (const char *const *)paths, N_EXPORTS, 4, &cancel);
+    nl_model_cache_prefetch(c2, srcs, N_EXPORTS, 4, &cancel);
     assert_int_equal(nl_model_cache_loads(c2), 0);
     nl_model_cache_free(c2);
 
