@@ -21,12 +21,11 @@
  * gaps (shown only when the mapping is inconsistent) cover the layers of the page; a page that would not fit
  * the caller's byte budget is halved until it does. */
 #include "tool_common.h"
-#include "scan.h"
-#include "collective_gaps.h"
 #include "collective_gaps_host.h"
 #include "gaps.h"
 #include "memo.h"
 #include "model_cache.h"
+#include "select.h"
 #include "shape.h"
 #include "show_session.h"
 
@@ -34,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define CG_DEFAULT_ROWS 20
 #define CG_CURSOR_PREFIX "cgaps"
@@ -46,125 +44,10 @@
 #define CG_DEFAULT_BUDGET 24576u
 #define CG_BUDGET_MARGIN 2048u                   /* room for the envelope and the text block */
 
-/* ---- which dump belongs to which profile ------------------------------------------------------------ */
-
-static bool cg_is_device(const nl_catalog_profile *p)
-{
-    return p->kind == NL_PROFILE_DEVICE || p->kind == NL_PROFILE_EXPORT_ONLY;
-}
-
-static int cg_main_file(const nl_catalog_profile *p)
-{
-    return p->ntff >= 0 ? p->ntff : p->json_export;
-}
-
 static const char *cg_base(const char *path)
 {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
-}
-
-/* Length of the directory part of rel ("" → 0). */
-static size_t cg_dir_len(const char *rel)
-{
-    const char *s = strrchr(rel, '/');
-    return s ? (size_t)(s - rel) : 0;
-}
-
-static bool cg_same_dir(const char *a, const char *b)
-{
-    size_t n = cg_dir_len(a);
-    return n == cg_dir_len(b) && strncmp(a, b, n) == 0;
-}
-
-/* Length of the stem of a profile's main file when `dump` starts with it followed by '.', '_' or '-'. */
-static size_t cg_stem_match(const char *main_rel, const char *dump_rel)
-{
-    const char *m = cg_base(main_rel), *d = cg_base(dump_rel);
-    const char *dot = strchr(m, '.');
-    size_t n = dot ? (size_t)(dot - m) : strlen(m);
-    if (n == 0 || strncmp(m, d, n) != 0 || !strchr("._-", d[n]) || !d[n])
-        return 0;
-    return n;
-}
-
-/* The profile a dump belongs to, or -1. */
-static long cg_dump_owner(const nl_catalog *cat, const nl_catalog_file *dump)
-{
-    for (int pass = 0; pass < 2; pass++) { /* 0: same directory, 1: same rank */
-        long best = -1, only = -1;
-        size_t best_len = 0, count = 0;
-        for (size_t i = 0; i < nl_catalog_profile_count(cat); i++) {
-            const nl_catalog_profile *p = nl_catalog_profile_at(cat, i);
-            int mf = cg_is_device(p) ? cg_main_file(p) : -1;
-            if (mf < 0)
-                continue;
-            const char *rel = nl_catalog_file_at(cat, (size_t)mf)->rel_path;
-            bool near = pass == 0 ? cg_same_dir(rel, dump->rel_path) : dump->rank >= 0 && p->rank == dump->rank;
-            if (!near)
-                continue;
-            count++;
-            only = (long)i;
-            size_t len = cg_stem_match(rel, dump->rel_path);
-            if (len > best_len) {
-                best_len = len;
-                best = (long)i;
-            }
-        }
-        if (best >= 0)
-            return best;
-        if (count == 1)
-            return only;
-        if (count > 1)
-            return -1;
-    }
-    return -1;
-}
-
-/* The dumps of `kind` for profile index pi: owned ones, else (when none) the unowned ones in its directory.
- * Returns how many; out[] gets up to cap file indices, largest file first. */
-static size_t cg_dumps_for(const nl_catalog *cat, long pi, nl_file_kind kind, long *out, size_t cap, bool *fallback)
-{
-    size_t n = 0;
-    *fallback = false;
-    const nl_catalog_profile *p = nl_catalog_profile_at(cat, (size_t)pi);
-    int mf = cg_main_file(p);
-    for (int pass = 0; pass < 2 && n == 0; pass++) {
-        for (size_t i = 0; i < nl_catalog_file_count(cat); i++) {
-            const nl_catalog_file *f = nl_catalog_file_at(cat, i);
-            if (f->kind != kind)
-                continue;
-            long owner = cg_dump_owner(cat, f);
-            bool take = pass == 0 ? owner == pi
-                                  : owner < 0 && mf >= 0 && cg_same_dir(nl_catalog_file_at(cat, (size_t)mf)->rel_path, f->rel_path);
-            if (!take)
-                continue;
-            size_t kept = n < cap ? n : cap, at = 0; /* keep the largest ones, largest first */
-            while (at < kept && nl_catalog_file_at(cat, (size_t)out[at])->size >= f->size)
-                at++;
-            if (at < cap) {
-                size_t last = kept < cap ? kept : cap - 1;
-                memmove(&out[at + 1], &out[at], (last - at) * sizeof out[0]);
-                out[at] = (long)i;
-            }
-            n++;
-        }
-        *fallback = pass == 1 && n > 0;
-    }
-    return n;
-}
-
-const char *nl_collective_gaps_status(const nl_catalog *cat, const nl_catalog_profile *p)
-{
-    long pi = -1;
-    for (size_t i = 0; i < nl_catalog_profile_count(cat); i++)
-        if (nl_catalog_profile_at(cat, i) == p)
-            pi = (long)i;
-    long idx;
-    bool fallback;
-    if (pi >= 0 && cg_is_device(p) && cg_dumps_for(cat, pi, NL_FILE_SHOW_SESSION_TEXT, &idx, 1, &fallback) > 0)
-        return "ready";
-    return "needs_show_session_trace";
 }
 
 /* ---- the call's state -------------------------------------------------------------------------------- */
@@ -172,8 +55,9 @@ const char *nl_collective_gaps_status(const nl_catalog *cat, const nl_catalog_pr
 typedef struct cg_call {
     nl_call *call;
     const char *path;
-    nl_catalog *cat;
-    const nl_catalog_profile *profile;    /* NULL for a lone dump */
+    nl_select sel;                        /* the profile chosen by the catalog (owns cat) */
+    const nl_catalog *cat;                /* sel.cat */
+    const nl_catalog_profile *profile;    /* NULL for a show-session dump (its own profile) */
     long dump;                            /* text dump file index or -1 */
     const char *dump_path;                /* openable path of the dump read */
     const char *dump_rel;
@@ -217,212 +101,44 @@ static json_t *cg_units(void)
 
 /* ---- choosing the source ----------------------------------------------------------------------------- */
 
-static void cg_list_profiles(const nl_catalog *cat, char *out, size_t cap)
-{
-    size_t used = 0, shown = 0, total = 0;
-    out[0] = '\0';
-    for (size_t i = 0; i < nl_catalog_profile_count(cat); i++) {
-        const nl_catalog_profile *p = nl_catalog_profile_at(cat, i);
-        if (!cg_is_device(p))
-            continue;
-        total++;
-        const char *st = nl_collective_gaps_status(cat, p);
-        if (shown < 20 && used + strlen(p->id) + 40 < cap) {
-            used += (size_t)snprintf(out + used, cap - used, "%s%s%s", shown ? ", " : "", p->id,
-                                     strcmp(st, "ready") ? "" : " (has a show-session dump)");
-            shown++;
-        }
-    }
-    if (total > shown && used + 40 < cap)
-        snprintf(out + used, cap - used, " (and %zu more; see orient)", total - shown);
-}
-
-static void cg_list_files(const nl_catalog *cat, nl_file_kind kind, char *out, size_t cap)
-{
-    size_t used = 0, shown = 0;
-    out[0] = '\0';
-    for (size_t i = 0; i < nl_catalog_file_count(cat) && shown < 10; i++) {
-        const nl_catalog_file *f = nl_catalog_file_at(cat, i);
-        if (f->kind != kind || used + strlen(f->rel_path) + 4 >= cap)
-            continue;
-        used += (size_t)snprintf(out + used, cap - used, "%s%s", shown++ ? ", " : "", f->rel_path);
-    }
-}
-
-static long cg_profile_index(const nl_catalog *cat, const nl_catalog_profile *p)
-{
-    for (size_t i = 0; i < nl_catalog_profile_count(cat); i++)
-        if (nl_catalog_profile_at(cat, i) == p)
-            return (long)i;
-    return -1;
-}
-
+/* The dumps of a device profile, as the catalog attached them, with what the choice means. */
 static void cg_attach_dumps(cg_call *c)
 {
-    long pi = cg_profile_index(c->cat, c->profile);
-    long idx[4];
-    bool fallback;
-    size_t n = cg_dumps_for(c->cat, pi, NL_FILE_SHOW_SESSION_TEXT, idx, 4, &fallback);
-    if (n) {
-        c->dump = idx[0];
-        const nl_catalog_file *f = nl_catalog_file_at(c->cat, (size_t)idx[0]);
-        if (fallback)
-            cg_quality(c, "warning", "the show-session dump is not tied to this profile by its name and the directory "
-                       "holds several profiles; it was used because it is the only dump there",
-                       "Name the dump after its NTFF (e.g. profile_exec_2.show_session.txt) or pass its path", f->rel_path);
-        if (n > 1) {
-            char others[512] = "";
-            size_t used = 0;
-            for (size_t i = 1; i < n && i < 4; i++)
-                used += (size_t)snprintf(others + used, sizeof others - used, "%s%s", i > 1 ? ", " : "",
-                                         nl_catalog_file_at(c->cat, (size_t)idx[i])->rel_path);
-            char problem[768];
-            snprintf(problem, sizeof problem, "%zu show-session dumps belong to this profile; the largest was used, not: %s%s",
-                     n, others, n > 4 ? ", ..." : "");
-            cg_quality(c, "info", problem, "Pass the dump's path to choose another one", f->rel_path);
-        }
+    const nl_catalog_profile *p = c->profile;
+    c->dump = p->dump;
+    c->json_dump = p->dump_json;
+    if (p->dump < 0)
+        return;
+    const nl_catalog_file *f = nl_catalog_file_at(c->cat, (size_t)p->dump);
+    if (p->dump_by_dir)
+        cg_quality(c, "warning", "the show-session dump is not tied to this profile by its name and the directory "
+                   "holds several profiles; it was used because it sits beside it", "Name the dump after its NTFF "
+                   "(e.g. profile_exec_2.show_session.txt) or pass its path", f->rel_path);
+    if (p->dumps > 1) {
+        char problem[512];
+        snprintf(problem, sizeof problem, "%zu show-session dumps belong to this profile; the largest was used", p->dumps);
+        cg_quality(c, "info", problem, "Pass the path of another dump to analyse it instead", f->rel_path);
     }
-    if (cg_dumps_for(c->cat, pi, NL_FILE_SHOW_SESSION_JSON, idx, 1, &fallback))
-        c->json_dump = idx[0];
 }
 
-/* Path is a regular file that is not a dump: select the profile built around it from its directory. */
-static int cg_rescan_parent(cg_call *c, nl_tool_result *res)
+/* The profile (device, or a dump of its own) and its dump. 0, or -1 with res filled. */
+static int cg_select(cg_call *c, const json_t *args, nl_tool_result *res)
 {
-    char *dir = strdup(c->path);
-    if (!dir)
-        return nl_tool_result_error(res, "out of memory"), -1;
-    char *slash = strrchr(dir, '/');
-    const char *base = cg_base(c->path); /* not into dir, which is freed below */
-    if (slash == dir)
-        dir[1] = '\0';
-    else if (slash)
-        *slash = '\0';
-    else
-        strcpy(dir, ".");
-    nl_error err;
-    nl_catalog *cat = nl_tools_scan(c->call, dir, &err);
-    free(dir);
-    if (!cat)
-        return 0; /* keep the single-file catalog */
-    for (size_t i = 0; i < nl_catalog_profile_count(cat); i++) {
-        const nl_catalog_profile *p = nl_catalog_profile_at(cat, i);
-        int mf = cg_is_device(p) ? cg_main_file(p) : -1;
-        bool match = mf >= 0 && !strcmp(nl_catalog_file_at(cat, (size_t)mf)->rel_path, base);
-        match |= p->json_export >= 0 && !strcmp(nl_catalog_file_at(cat, (size_t)p->json_export)->rel_path, base);
-        if (match) {
-            nl_catalog_free(c->cat);
-            c->cat = cat;
-            c->profile = p;
-            return 0;
-        }
-    }
-    nl_catalog_free(cat);
-    return 0;
-}
-
-/* The one text dump every ready profile falls back to (owned by none of them), or -1. */
-static long cg_shared_dump(const nl_catalog *cat)
-{
-    long shared = -1;
-    for (size_t i = 0; i < nl_catalog_profile_count(cat); i++) {
-        const nl_catalog_profile *p = nl_catalog_profile_at(cat, i);
-        long idx;
-        bool fallback;
-        if (!cg_is_device(p) || !cg_dumps_for(cat, (long)i, NL_FILE_SHOW_SESSION_TEXT, &idx, 1, &fallback))
-            continue;
-        if (!fallback || (shared >= 0 && shared != idx))
-            return -1;
-        shared = idx;
-    }
-    return shared;
-}
-
-static int cg_select(cg_call *c, const char *wanted, nl_tool_result *res)
-{
-    nl_error err;
-    nl_error_clear(&err);
-    c->cat = nl_tools_scan(c->call, c->path, &err);
-    if (!c->cat)
-        return nl_tool_result_error(res, "Cannot examine %s: %s (%s). Check the path exists and is readable.", c->path,
-                                    err.message, nl_error_code_name(err.code)), -1;
+    if (nl_select_profile(c->call, args, NL_ANALYSIS_COLLECTIVE_GAPS, &c->sel, res))
+        return -1;
+    c->cat = c->sel.cat;
     c->dump = c->json_dump = -1;
-    struct stat st;
-    bool is_file = stat(c->path, &st) == 0 && S_ISREG(st.st_mode);
-    if (is_file && nl_catalog_file_count(c->cat) == 1) {
-        const nl_catalog_file *f = nl_catalog_file_at(c->cat, 0);
-        if (f->kind == NL_FILE_NTFF || f->kind == NL_FILE_JSON_EXPORT || f->kind == NL_FILE_NEFF) {
-            if (!wanted && cg_rescan_parent(c, res))
-                return -1;
-        } else if (!wanted) { /* the dump itself (or an unclassified text file, tried as one) */
-            if (f->kind != NL_FILE_SHOW_SESSION_TEXT && f->kind != NL_FILE_SHOW_SESSION_JSON && f->kind != NL_FILE_UNKNOWN &&
-                f->kind != NL_FILE_SUMMARY_TEXT)
-                return nl_tool_result_error(res, "%s is a %s file, not a show-session dump or a device profile. Pass the "
-                                            "output of neuron-profile show-session -s <file.ntff> --show-trace, or the "
-                                            "profile's directory.", c->path, nl_file_kind_name(f->kind)), -1;
-            c->dump = 0;
-            return 0;
-        }
+    json_array_extend(c->dq, c->sel.data_quality);
+    if (c->sel.profile->kind == NL_PROFILE_SHOW_SESSION) {
+        const nl_catalog_file *f = nl_catalog_file_at(c->cat, (size_t)c->sel.profile->file);
+        if (f->kind == NL_FILE_SHOW_SESSION_JSON)
+            c->json_dump = c->sel.profile->file;
+        else
+            c->dump = c->sel.profile->file;
+        return 0;
     }
-    char ids[2048];
-    if (wanted) {
-        c->profile = nl_catalog_find_profile(c->cat, wanted);
-        if (!c->profile || !cg_is_device(c->profile)) {
-            cg_list_profiles(c->cat, ids, sizeof ids);
-            return nl_tool_result_error(res, "No device profile '%s' at %s. Profiles there: %s.", wanted, c->path,
-                                        ids[0] ? ids : "none"), -1;
-        }
-    } else if (!c->profile) {
-        size_t devices = 0, ready = 0;
-        const nl_catalog_profile *only = NULL, *only_ready = NULL;
-        for (size_t i = 0; i < nl_catalog_profile_count(c->cat); i++) {
-            const nl_catalog_profile *p = nl_catalog_profile_at(c->cat, i);
-            if (!cg_is_device(p))
-                continue;
-            devices++;
-            only = p;
-            if (!strcmp(nl_collective_gaps_status(c->cat, p), "ready")) {
-                ready++;
-                only_ready = p;
-            }
-        }
-        long shared = ready > 1 ? cg_shared_dump(c->cat) : -1;
-        if (devices == 1 || ready == 1) {
-            c->profile = devices == 1 ? only : only_ready;
-        } else if (shared >= 0) {
-            c->dump = shared;
-            cg_quality(c, "info", "this show-session dump sits next to several profiles and is named after none of "
-                       "them: the result describes the dump as a whole (its CC-cores), not one profile",
-                       "Pass profile to label the result with one profile", nl_catalog_file_at(c->cat, (size_t)shared)->rel_path);
-            return 0;
-        } else if (devices > 1) {
-            cg_list_profiles(c->cat, ids, sizeof ids);
-            return nl_tool_result_error(res, "%s holds %zu device profiles; pass \"profile\" with one of: %s.", c->path,
-                                        devices, ids), -1;
-        } else {
-            size_t texts = 0, jsons = 0;
-            for (size_t i = 0; i < nl_catalog_file_count(c->cat); i++) {
-                nl_file_kind k = nl_catalog_file_at(c->cat, i)->kind;
-                if (k == NL_FILE_SHOW_SESSION_TEXT && texts++ == 0)
-                    c->dump = (long)i;
-                if (k == NL_FILE_SHOW_SESSION_JSON && jsons++ == 0)
-                    c->json_dump = (long)i;
-            }
-            if (texts > 1) {
-                cg_list_files(c->cat, NL_FILE_SHOW_SESSION_TEXT, ids, sizeof ids);
-                return nl_tool_result_error(res, "%s holds %zu show-session dumps and no profile to tie them to; pass the "
-                                            "path of one of them: %s.", c->path, texts, ids), -1;
-            }
-            if (!texts && !jsons)
-                return nl_tool_result_error(res, "No show-session dump and no device profile found at %s. Call orient on "
-                                            "the path to see what is there; produce a dump on the Trainium host with "
-                                            "neuron-profile show-session -s <file.ntff> --show-trace > trace.txt.",
-                                            c->path), -1;
-            return 0;
-        }
-    }
-    if (c->profile)
-        cg_attach_dumps(c);
+    c->profile = c->sel.profile;
+    cg_attach_dumps(c);
     return 0;
 }
 
@@ -432,12 +148,7 @@ static json_t *cg_profile_label(const cg_call *c)
 {
     if (c->profile)
         return shape_profile_label(c->cat, c->profile);
-    long f = c->dump >= 0 ? c->dump : c->json_dump;
-    const nl_catalog_file *file = nl_catalog_file_at(c->cat, (size_t)f);
-    json_t *label = json_pack("{s:s, s:s, s:n, s:n}", "id", file->rel_path, "kind", "show-session", "rank", "core");
-    if (file->rank >= 0)
-        json_object_set_new(label, "rank", json_string(nl_catalog_rank_at(c->cat, (size_t)file->rank)->id));
-    return label;
+    return nl_select_label(&c->sel);
 }
 
 static json_t *cg_provenance(const cg_call *c)
@@ -933,8 +644,6 @@ static void cg_text(cg_call *c, nl_tool_result *res)
 
 static int collective_gaps_run(const json_t *args, nl_call *call, nl_tool_result *res)
 {
-    if (nl_collective_gaps_host_route(args, call, res))
-        return 0; /* a system profile or framework trace: collective_gaps_host.c */
     cg_call c = {.call = call};
     c.path = json_string_value(json_object_get(args, "path"));
     const json_t *v;
@@ -944,9 +653,17 @@ static int collective_gaps_run(const json_t *args, nl_call *call, nl_tool_result
     c.max_rows = (v = json_object_get(args, "max_rows")) ? (size_t)json_integer_value(v) : CG_DEFAULT_ROWS;
     c.cursor = json_string_value(json_object_get(args, "cursor"));
     c.dq = json_array(); /* selection may already add notes */
-    if (cg_select(&c, json_string_value(json_object_get(args, "profile")), res)) {
+    if (cg_select(&c, args, res)) {
         json_decref(c.dq);
-        nl_catalog_free(c.cat);
+        nl_select_clear(&c.sel);
+        return 0;
+    }
+    nl_profile_kind kind = c.sel.profile->kind;
+    if (kind == NL_PROFILE_SYSTEM || kind == NL_PROFILE_FRAMEWORK) {
+        json_decref(c.dq);
+        nl_collective_gaps_host(args, call, &c.sel, res); /* spans or events of a host profile: collective_gaps_host.c */
+        nl_select_merge_quality(&c.sel, res);
+        nl_select_clear(&c.sel);
         return 0;
     }
     c.out = json_object();
@@ -954,8 +671,6 @@ static int collective_gaps_run(const json_t *args, nl_call *call, nl_tool_result
     json_object_set_new(c.out, "units", cg_units());
     json_object_set_new(c.out, "provenance", cg_provenance(&c));
     json_object_set_new(c.out, "data_quality", c.dq); /* c.dq stays a borrowed view */
-    if (c.profile)
-        shape_catalog_notes(c.cat, c.profile, c.dq);
     int rc = 0;
     if (c.dump < 0) {
         cg_abstain_no_dump(&c);
@@ -1001,7 +716,7 @@ static int collective_gaps_run(const json_t *args, nl_call *call, nl_tool_result
     }
     gaps_result_free(c.gr);
     nl_model_ref_release(c.ss_ref);
-    nl_catalog_free(c.cat);
+    nl_select_clear(&c.sel);
     return 0;
 }
 

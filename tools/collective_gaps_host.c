@@ -12,7 +12,6 @@
 #include "collective_gaps_host.h"
 #include "gaps.h"
 #include "gaps_host.h"
-#include "host_select.h"
 #include "scan.h"
 #include "shape.h"
 
@@ -32,8 +31,9 @@
 
 typedef struct ch_call {
     nl_call *call;
-    nl_host_selection sel;
-    nl_model_ref *model;        /* holds sm or fm (host_select) */
+    nl_select *sel;             /* the chosen profile (borrowed); sel->model holds sm or fm */
+    const nl_catalog_rank *rank; /* system: its rank */
+    const nl_catalog_file *trace; /* framework: its file */
     const system_model *sm;
     const framework_model *fm;
     gaps_host_inputs in;
@@ -80,7 +80,7 @@ static json_t *ch_units(void)
 
 static const char *ch_method(const ch_call *c)
 {
-    return c->sel.kind == NL_HOST_SYSTEM
+    return c->sm
         ? "gaps between the starts of cc_running spans (ntrace.pb) on one physical core, A per layer after P prologue "
           "gaps (formats.md §11.1)"
         : c->in.source == GAPS_HOST_FRAMEWORK_DEVICE
@@ -92,16 +92,16 @@ static const char *ch_method(const ch_call *c)
 
 static json_t *ch_provenance(const ch_call *c)
 {
-    json_t *p = json_pack("{s:s}", "root", nl_catalog_root(c->sel.cat));
+    json_t *p = json_pack("{s:s}", "root", nl_catalog_root(c->sel->cat));
     json_t *files = json_object();
-    if (c->sel.kind == NL_HOST_SYSTEM) {
-        if (c->sel.rank->ntrace_pb >= 0)
-            json_object_set_new(files, "ntrace.pb", json_string(nl_catalog_file_at(c->sel.cat, (size_t)c->sel.rank->ntrace_pb)->rel_path));
-        if (c->sel.rank->trace_info_pb >= 0)
+    if (c->sm) {
+        if (c->rank->ntrace_pb >= 0)
+            json_object_set_new(files, "ntrace.pb", json_string(nl_catalog_file_at(c->sel->cat, (size_t)c->rank->ntrace_pb)->rel_path));
+        if (c->rank->trace_info_pb >= 0)
             json_object_set_new(files, "trace_info.pb",
-                                json_string(nl_catalog_file_at(c->sel.cat, (size_t)c->sel.rank->trace_info_pb)->rel_path));
+                                json_string(nl_catalog_file_at(c->sel->cat, (size_t)c->rank->trace_info_pb)->rel_path));
     } else {
-        json_object_set_new(files, "trace", json_string(c->sel.trace->rel_path));
+        json_object_set_new(files, "trace", json_string(c->trace->rel_path));
     }
     json_object_set_new(p, "files", files);
     json_object_set_new(p, "method", json_string(ch_method(c)));
@@ -126,7 +126,7 @@ static void ch_abstain(ch_call *c)
 {
     char reason[1024], related[512] = "";
     const char *fix;
-    if (c->sel.kind == NL_HOST_SYSTEM) {
+    if (c->sm) {
         size_t used = 0;
         for (size_t i = 0; i < c->in.nrelated && used < sizeof related; i++)
             used += (size_t)snprintf(related + used, sizeof related - used, "%s%s %llu", i ? ", " : "",
@@ -194,9 +194,9 @@ static int ch_compute(ch_call *c, nl_tool_result *res)
         ch_lane_list(c, lanes, sizeof lanes);
         return nl_tool_result_error(res, "Invalid arguments for collective-gaps — arguments.cc_core: %lld is not a lane "
                                     "of %s (lanes by %s: %s). Omit cc_core for the automatic choice.",
-                                    (long long)c->cc_core, c->sel.id, c->in.lane_basis, lanes), -1;
+                                    (long long)c->cc_core, c->sel->profile->id, c->in.lane_basis, lanes), -1;
     }
-    return nl_tool_result_error(res, "collective-gaps failed on %s: %s (%s)", c->sel.id, err.message,
+    return nl_tool_result_error(res, "collective-gaps failed on %s: %s (%s)", c->sel->profile->id, err.message,
                                 nl_error_code_name(err.code)), -1;
 }
 
@@ -383,12 +383,12 @@ static void ch_text(ch_call *c, nl_tool_result *res)
     const json_t *o = c->out;
     const char *status = json_string_value(json_object_get(o, "status"));
     if (!strcmp(status, "abstained")) {
-        snprintf(buf, sizeof buf, "collective-gaps of %.200s abstained: %.500s", c->sel.id,
+        snprintf(buf, sizeof buf, "collective-gaps of %.200s abstained: %.500s", c->sel->profile->id,
                  json_string_value(json_object_get(json_object_get(o, "abstained"), "reason")));
     } else {
         const gaps_result *r = c->gr;
         int n = snprintf(buf, sizeof buf, "%.200s: lane %u (%s %s; %zu lane(s)), %zu layers of %u collectives after %u "
-                         "prologue gap(s)%s; median %lld ns, p90 %lld ns", c->sel.id, r->cc_core, c->in.lane_basis,
+                         "prologue gap(s)%s; median %lld ns, p90 %lld ns", c->sel->profile->id, r->cc_core, c->in.lane_basis,
                          r->forced ? "forced" : "with most collectives", r->core_count, r->layer_count, r->per_layer,
                          r->skip_prologue, r->consistent ? "" : " — MAPPING INCONSISTENT, see data_quality",
                          (long long)r->median_ns, (long long)r->p90_ns);
@@ -402,26 +402,24 @@ static int ch_run(ch_call *c, nl_tool_result *res)
 {
     nl_error err;
     nl_error_clear(&err);
-    c->model = c->sel.kind == NL_HOST_SYSTEM ? nl_host_load_system(c->call, c->sel.cat, c->sel.rank, &c->sm, &err)
-                                             : nl_host_load_framework(c->call, c->sel.trace, &c->fm, &err);
-    if (!c->model)
-        return nl_tool_result_error(res, "Cannot read %s: %s%s byte %lld: %s (%s).", c->sel.id, err.source,
-                                    err.source[0] ? "," : "", (long long)err.offset, err.message,
-                                    nl_error_code_name(err.code)), -1;
+    if (nl_select_load(c->call, c->sel, res))
+        return -1;
+    c->sm = nl_model_ref_system(c->sel->model);
+    c->fm = nl_model_ref_framework(c->sel->model);
     int rc = c->sm ? gaps_host_from_system(c->sm, &c->in, &err) : gaps_host_from_framework(c->fm, &c->in, &err);
     if (rc)
-        return nl_tool_result_error(res, "collective-gaps failed on %s: %s (%s)", c->sel.id, err.message,
+        return nl_tool_result_error(res, "collective-gaps failed on %s: %s (%s)", c->sel->profile->id, err.message,
                                     nl_error_code_name(err.code)), -1;
     c->out = json_object();
     c->dq = json_array();
-    json_object_set_new(c->out, "profile", nl_host_profile_label(&c->sel));
+    json_object_set_new(c->out, "profile", nl_select_label(c->sel));
     json_object_set_new(c->out, "units", ch_units());
     json_object_set_new(c->out, "provenance", ch_provenance(c));
     json_object_set_new(c->out, "data_quality", c->dq); /* c->dq stays a borrowed view */
     if (c->sm)
-        nl_host_quality_system(c->sm, c->dq);
+        nl_select_quality_system(c->sm, c->dq);
     else
-        nl_host_quality_framework(c->fm, c->dq);
+        nl_select_quality_framework(c->fm, c->dq);
     if (c->in.source == GAPS_HOST_FRAMEWORK_HOST)
         ch_quality(c, "host_call_times", "info", "the times are when the host thread entered each collective call, not "
                    "when the collective ran on a device; asynchronous collectives (NCCL) can run much later",
@@ -435,45 +433,25 @@ static int ch_run(ch_call *c, nl_tool_result *res)
     return 0;
 }
 
-int nl_collective_gaps_host_route(const json_t *args, nl_call *call, nl_tool_result *res)
+int nl_collective_gaps_host(const json_t *args, nl_call *call, nl_select *sel, nl_tool_result *res)
 {
-    const char *path = json_string_value(json_object_get(args, "path"));
-    const char *wanted = json_string_value(json_object_get(args, "profile"));
-    nl_catalog *cat = nl_tools_scan(call, path, NULL);
-    if (!cat)
-        return 0; /* the show-session path reports the scan error */
-    nl_host_candidates k;
-    nl_host_candidates_collect(cat, wanted, &k);
-    nl_host_kind kind;
-    if (wanted && (k.system || k.trace)) {
-        kind = k.system ? NL_HOST_SYSTEM : NL_HOST_FRAMEWORK;
-    } else if (!wanted && !k.devices && !k.dumps && k.systems + k.traces == 1) {
-        kind = k.systems ? NL_HOST_SYSTEM : NL_HOST_FRAMEWORK;
-    } else if (!wanted && !k.devices && !k.dumps && k.systems + k.traces > 1) {
-        nl_tool_result_error(res, "%s holds %zu system profiles and framework traces; pass \"profile\" with one of: %s.",
-                             path, k.systems + k.traces, k.ids);
-        nl_catalog_free(cat);
-        return 1;
-    } else {
-        nl_catalog_free(cat);
-        return 0;
-    }
     const json_t *v;
-    ch_call c = {.call = call};
+    ch_call c = {.call = call, .sel = sel};
+    const nl_catalog_profile *p = sel->profile;
+    c.rank = p->rank >= 0 ? nl_catalog_rank_at(sel->cat, (size_t)p->rank) : NULL;
+    c.trace = p->kind == NL_PROFILE_FRAMEWORK ? nl_catalog_file_at(sel->cat, (size_t)p->file) : NULL;
     c.cc_core = (v = json_object_get(args, "cc_core")) ? (int64_t)json_integer_value(v) : -1;
     c.per_layer = (v = json_object_get(args, "collectives_per_layer")) ? (unsigned)json_integer_value(v) : 2;
     c.skip = (v = json_object_get(args, "skip_prologue_gaps")) ? (unsigned)json_integer_value(v) : 1;
     c.max_rows = (v = json_object_get(args, "max_rows")) ? (size_t)json_integer_value(v) : CH_DEFAULT_ROWS;
     c.cursor = json_string_value(json_object_get(args, "cursor"));
-    if (nl_host_select_in(cat, wanted, kind, &c.sel, res) == 0 && ch_run(&c, res) == 0) {
+    if (ch_run(&c, res) == 0) {
         ch_text(&c, res);
         res->structured = c.out;
         c.out = NULL;
     }
     json_decref(c.out);
     gaps_result_free(c.gr);
-    gaps_host_inputs_free(&c.in);
-    nl_model_ref_release(c.model); /* after gr and in, which borrow from the model */
-    nl_host_selection_clear(&c.sel);
-    return 1;
+    gaps_host_inputs_free(&c.in); /* before the model they borrow from goes with the selection */
+    return 0;
 }

@@ -16,7 +16,7 @@
 #include "attribution.h"
 #include "memo.h"
 #include "page.h"
-#include "profile_select.h"
+#include "select.h"
 #include "shape.h"
 
 #include <math.h>
@@ -96,7 +96,7 @@ static void ka_cursor_tag(const device_model *m, const ka_args *a, const char *p
     page_cursor_tag(tag, cap, KA_CURSOR_PREFIX, page_fingerprint(text));
 }
 
-static int ka_cursor(ka_args *a, const nl_selection *sel, nl_tool_result *res)
+static int ka_cursor(ka_args *a, const nl_select *sel, nl_tool_result *res)
 {
     char tag[40];
     size_t code;
@@ -368,7 +368,7 @@ static int ka_compute(nl_call *call, nl_model_ref *ref, const attr_request *req,
     return attr_compute_from(m, req, g, s, r, err);
 }
 
-static int ka_attribute(nl_call *call, const nl_selection *sel, ka_args *a, json_t *out, nl_tool_result *res)
+static int ka_attribute(nl_call *call, const nl_select *sel, ka_args *a, json_t *out, nl_tool_result *res)
 {
     const device_model *m = nl_model_ref_device(sel->model);
     if (ka_cursor(a, sel, res))
@@ -428,11 +428,11 @@ static void ka_text(json_t *out, nl_tool_result *res)
 static int kernel_attribution_run(const json_t *args, nl_call *call, nl_tool_result *res)
 {
     ka_args a;
-    nl_selection sel;
+    nl_select sel;
     if (ka_parse(args, call, &a, res))
         return 0;
-    if (nl_select_profile(call, args, true, &sel, res)) {
-        nl_selection_clear(&sel);
+    if (nl_select_profile(call, args, NL_ANALYSIS_KERNEL_ATTRIBUTION, &sel, res) || nl_select_load(call, &sel, res)) {
+        nl_select_clear(&sel);
         return 0;
     }
     json_t *out = page_envelope(&sel, ka_units());
@@ -446,19 +446,19 @@ static int kernel_attribution_run(const json_t *args, nl_call *call, nl_tool_res
         json_object_set_new(out, "next_cursor", json_null());
     } else if (ka_attribute(call, &sel, &a, out, res)) {
         json_decref(out);
-        nl_selection_clear(&sel);
+        nl_select_clear(&sel);
         return 0;
     }
     ka_text(out, res);
     size_t size;
     if (!page_fits(out, res->text, a.budget, &size)) {
         json_decref(out);
-        nl_selection_clear(&sel);
+        nl_select_clear(&sel);
         return nl_tool_result_error(res, "The result needs %zu bytes, over max_bytes %zu; raise max_bytes (at most 24576) "
                                     "or pass gaps_per_engine 0.", size, a.budget);
     }
     res->structured = out;
-    nl_selection_clear(&sel);
+    nl_select_clear(&sel);
     return 0;
 }
 

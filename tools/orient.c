@@ -1,18 +1,19 @@
 /* orient — MCP tool: what is at a path. The entry point of every investigation.
  *
  * Scans with the catalog (classification by name and content, NEFF↔NTFF pairing by uuid, exports
- * attached to their NTFF, ranks from capture directories) and lists, per page, the profiles found —
- * device profiles, one system profile per capture directory with ntrace.pb + trace_info.pb, one
- * framework profile per trace.json — each with its files, versions, what each tool can answer for it and
- * its data-quality problems with fixes. Instruction counts and total time appear when the export is
- * small (ORIENT_LOAD_MAX_BYTES, read into the shared model cache so summary is then warm) or already
- * cached; a large export is left to summary, which reports progress while it reads. */
+ * attached to their NTFF, ranks from capture directories) and lists, per page, the catalog's profiles in its
+ * order — device profiles, system profiles, framework traces, summary-json files, show-session dumps,
+ * Parquet directories — each with its named kind, files, versions, what each analysis can do with it (the
+ * catalog's readiness) and its data-quality problems with fixes. Instruction counts and total time appear
+ * when the export is small (ORIENT_LOAD_MAX_BYTES, read into the shared model cache so summary is then warm)
+ * or already cached; a large export is left to summary, which reports progress while it reads.
+ * next_calls come from the same readiness: a call the profile is ready for (expect "answer"), else one it
+ * needs an export for (expect "abstention", with the reason and the fix), never a call that fails. */
 #include "tool_common.h"
 #include "scan.h"
-#include "collective_gaps.h"
+#include "select.h"
 #include "model_cache.h"
 #include "device_summary.h"
-#include "kineto.h"
 #include "memo.h"
 #include "shape.h"
 #include "summary_system.h"
@@ -29,17 +30,13 @@
 #define ORIENT_NOTE_EXAMPLES 3 /* example paths per grouped tree-level note */
 #define ORIENT_LOAD_MAX_BYTES (64u << 20) /* exports up to this size are read by orient itself */
 
-typedef struct orient_item {
-    int kind;   /* 0 device, 1 system (rank index), 2 framework (file index), 3 summary-json (file index) */
-    size_t idx;
-} orient_item;
-
-/* {"tool": status} for the tools that can work on a device profile. */
-static json_t *device_analyses(const nl_catalog *cat, const nl_catalog_profile *p)
+/* {"tool": "ready" | "needs_export" | "unsupported"} for every analysis, from the catalog. */
+static json_t *analyses_json(const nl_catalog_profile *p)
 {
-    const char *summary = p->json_export >= 0 ? "ready" : p->ntff >= 0 ? "needs_export" : "not_supported_yet";
-    return json_pack("{s:s, s:s, s:s, s:s}", "summary", summary, "kernel-attribution", summary,
-                     "trace-extract", summary, "collective-gaps", nl_collective_gaps_status(cat, p));
+    json_t *o = json_object();
+    for (int a = 0; a < NL_ANALYSIS_COUNT; a++)
+        json_object_set_new(o, nl_analysis_name((nl_analysis)a), json_string(nl_readiness_name(p->analyses[a].state)));
+    return o;
 }
 
 /* Data-quality findings of a loaded model (export warnings, missing DMA detail, no source locations). */
@@ -129,7 +126,7 @@ static json_t *device_entry(nl_call *call, const nl_catalog *cat, const nl_catal
         if (p->export_link != NL_LINK_NONE)
             json_object_set_new(o, "export_link", json_string(nl_export_link_name(p->export_link)));
     }
-    json_object_set_new(o, "analyses", device_analyses(cat, p));
+    json_object_set_new(o, "analyses", analyses_json(p));
     json_t *dq = json_array();
     shape_catalog_notes(cat, p, dq);
     if (p->json_export < 0 && p->ntff >= 0)
@@ -147,31 +144,34 @@ static json_t *file_rel(const nl_catalog *cat, int idx)
     return idx >= 0 ? json_string(nl_catalog_file_at(cat, (size_t)idx)->rel_path) : json_null();
 }
 
-static json_t *system_entry(const nl_catalog *cat, const nl_catalog_rank *r)
+static json_t *system_entry(nl_call *call, const nl_catalog *cat, const nl_catalog_profile *p)
 {
-    char id[256];
-    snprintf(id, sizeof id, "%s/system", r->id);
-    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I}", "id", id, "kind", "system", "rank", r->id,
+    const nl_catalog_rank *r = nl_catalog_rank_at(cat, (size_t)p->rank);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I}", "id", p->id, "kind", "system", "rank", r->id,
                           "instance", r->instance ? r->instance : "", "pid", (json_int_t)r->pid);
     json_object_set_new(o, "files", json_pack("{s:o, s:o, s:o, s:o}", "ntrace_pb", file_rel(cat, r->ntrace_pb),
                                               "trace_info_pb", file_rel(cat, r->trace_info_pb), "cpu_util_pb",
                                               file_rel(cat, r->cpu_util_pb), "host_mem_pb", file_rel(cat, r->host_mem_pb)));
+    json_object_set_new(o, "analyses", analyses_json(p));
     json_object_set_new(o, "data_quality", json_array());
-    nl_system_orient_facts(cat, r, o); /* analyses, counts, versions, data_quality */
+    nl_system_orient_facts(call, cat, r, o); /* counts, versions, data_quality */
     return o;
 }
 
-static json_t *framework_entry(const nl_catalog *cat, const nl_catalog_file *f)
+static json_t *framework_entry(nl_call *call, const nl_catalog *cat, const nl_catalog_profile *p)
 {
     enum { FRAMEWORK_COUNT_MAX_BYTES = 16 << 20 }; /* traces up to this file size are read here for counts */
-    json_t *o = json_pack("{s:s, s:s, s:{s:s}, s:I, s:b}", "id", f->rel_path, "kind", "framework", "files", "trace_json",
+    const nl_catalog_file *f = nl_catalog_file_at(cat, (size_t)p->file);
+    json_t *o = json_pack("{s:s, s:s, s:{s:s}, s:I, s:b}", "id", p->id, "kind", "framework", "files", "trace_json",
                           f->rel_path, "bytes", (json_int_t)f->size, "gzipped", f->gzipped);
     json_object_set_new(o, "rank", f->rank >= 0 ? json_string(nl_catalog_rank_at(cat, (size_t)f->rank)->id) : json_null());
-    json_object_set_new(o, "analyses", json_pack("{s:s}", "summary", "ready"));
+    json_object_set_new(o, "analyses", analyses_json(p));
     json_t *dq = json_array();
-    framework_model *m = NULL;
+    const framework_model *m = NULL;
     nl_error err;
-    if (f->size <= FRAMEWORK_COUNT_MAX_BYTES && kineto_read(f->path, NULL, &m, &err) == 0) {
+    nl_error_clear(&err);
+    nl_model_ref *ref = f->size <= FRAMEWORK_COUNT_MAX_BYTES ? nl_select_load_framework(call, f, &m, &err) : NULL;
+    if (ref) {
         size_t devices = 0;
         for (size_t i = 0; i < framework_model_process_count(m); i++)
             devices += framework_model_process_at(m, i)->device != FM_HOST;
@@ -188,7 +188,7 @@ static json_t *framework_entry(const nl_catalog *cat, const nl_catalog_file *f)
                                                     "time", "profile with ProfilerActivity.PrivateUse1, call "
                                                     "torch.neuron.synchronize() before export, set correlate_device_time=True",
                                                     f->rel_path));
-        framework_model_free(m);
+        nl_model_ref_release(ref);
     } else if (f->size <= FRAMEWORK_COUNT_MAX_BYTES) {
         json_array_append_new(dq, shape_quality("error", err.message, "export the trace again (a .json or .json.gz "
                                                 "with traceEvents)", f->rel_path));
@@ -197,49 +197,38 @@ static json_t *framework_entry(const nl_catalog *cat, const nl_catalog_file *f)
     return o;
 }
 
-static json_t *summary_json_entry(const nl_catalog *cat, const nl_catalog_file *f)
+static json_t *summary_json_entry(const nl_catalog *cat, const nl_catalog_profile *p)
 {
-    json_t *o = json_pack("{s:s, s:s, s:s, s:{s:s}, s:I, s:{s:s}, s:[]}", "id", f->rel_path, "kind", "device", "source",
+    const nl_catalog_file *f = nl_catalog_file_at(cat, (size_t)p->file);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:{s:s}, s:I, s:o, s:[]}", "id", p->id, "kind", "device", "source",
                           "summary-json", "files", "summary_json", f->rel_path, "bytes", (json_int_t)f->size, "analyses",
-                          "summary", "ready", "data_quality");
+                          analyses_json(p), "data_quality");
     json_object_set_new(o, "rank", f->rank >= 0 ? json_string(nl_catalog_rank_at(cat, (size_t)f->rank)->id) : json_null());
     return o;
 }
 
-/* Everything orient lists, in a stable order: device profiles, system profiles, framework traces. */
-static size_t collect_items(const nl_catalog *cat, orient_item **out)
+static json_t *show_session_entry(const nl_catalog *cat, const nl_catalog_profile *p)
 {
-    size_t cap = nl_catalog_profile_count(cat) + nl_catalog_rank_count(cat) + nl_catalog_file_count(cat);
-    orient_item *items = calloc(cap ? cap : 1, sizeof *items);
-    size_t n = 0;
-    for (size_t i = 0; items && i < nl_catalog_profile_count(cat); i++)
-        if (nl_catalog_profile_at(cat, i)->kind != NL_PROFILE_PARQUET_DIR)
-            items[n++] = (orient_item){0, i};
-    for (size_t i = 0; items && i < nl_catalog_rank_count(cat); i++)
-        if (nl_catalog_rank_at(cat, i)->has_system_profile)
-            items[n++] = (orient_item){1, i};
-    for (size_t i = 0; items && i < nl_catalog_file_count(cat); i++)
-        if (nl_catalog_file_at(cat, i)->kind == NL_FILE_KINETO)
-            items[n++] = (orient_item){2, i};
-    for (size_t i = 0; items && i < nl_catalog_file_count(cat); i++)
-        if (nl_catalog_file_at(cat, i)->kind == NL_FILE_SUMMARY_JSON)
-            items[n++] = (orient_item){3, i};
-    for (size_t i = 0; items && i < nl_catalog_profile_count(cat); i++)
-        if (nl_catalog_profile_at(cat, i)->kind == NL_PROFILE_PARQUET_DIR)
-            items[n++] = (orient_item){0, i};
-    *out = items;
-    return n;
+    const nl_catalog_file *f = nl_catalog_file_at(cat, (size_t)p->file);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:{s:s}, s:I, s:o}", "id", p->id, "kind", "show_session", "format",
+                          f->kind == NL_FILE_SHOW_SESSION_JSON ? "json (-j)" : "text", "files", "show_session", f->rel_path,
+                          "bytes", (json_int_t)f->size, "analyses", analyses_json(p));
+    json_object_set_new(o, "rank", f->rank >= 0 ? json_string(nl_catalog_rank_at(cat, (size_t)f->rank)->id) : json_null());
+    json_t *dq = json_array();
+    shape_catalog_notes(cat, p, dq);
+    json_object_set_new(o, "data_quality", dq);
+    return o;
 }
 
-static json_t *item_json(nl_call *call, const nl_catalog *cat, const orient_item *it)
+static json_t *item_json(nl_call *call, const nl_catalog *cat, const nl_catalog_profile *p)
 {
-    if (it->kind == 1)
-        return system_entry(cat, nl_catalog_rank_at(cat, it->idx));
-    if (it->kind == 2)
-        return framework_entry(cat, nl_catalog_file_at(cat, it->idx));
-    if (it->kind == 3)
-        return summary_json_entry(cat, nl_catalog_file_at(cat, it->idx));
-    const nl_catalog_profile *p = nl_catalog_profile_at(cat, it->idx);
+    switch (p->kind) {
+    case NL_PROFILE_SYSTEM: return system_entry(call, cat, p);
+    case NL_PROFILE_FRAMEWORK: return framework_entry(call, cat, p);
+    case NL_PROFILE_SUMMARY_JSON: return summary_json_entry(cat, p);
+    case NL_PROFILE_SHOW_SESSION: return show_session_entry(cat, p);
+    default: break;
+    }
     json_t *o = device_entry(call, cat, p);
     if (p->kind == NL_PROFILE_PARQUET_DIR) {
         json_object_set_new(o, "parquet_tables", json_integer((json_int_t)p->parquet_count));
@@ -275,26 +264,54 @@ static json_t *file_kinds_json(const nl_catalog *cat)
     return o;
 }
 
-/* Up to three summary calls: profiles that are ready first (any kind), then device profiles that need an export. */
-static json_t *next_calls_json(const char *path, size_t total, json_t *profiles)
+/* The analyses orient may suggest, in the order it prefers them for one profile. */
+static const nl_analysis orient_suggestable[] = {NL_ANALYSIS_SUMMARY, NL_ANALYSIS_COLLECTIVE_GAPS,
+                                                 NL_ANALYSIS_TRACE_EXTRACT};
+
+static const char *orient_why(nl_analysis a)
+{
+    switch (a) {
+    case NL_ANALYSIS_SUMMARY: return "headline numbers, bottleneck and rule findings";
+    case NL_ANALYSIS_COLLECTIVE_GAPS: return "per-layer latency from the gaps between collectives";
+    default: return "the profile's timeline rows";
+    }
+}
+
+/* The call orient suggests for profile p in `pass` (0: one it is ready for, 1: one it needs an export for),
+ * or NULL. */
+static json_t *orient_call(const char *path, size_t total, const nl_catalog_profile *p, int pass)
+{
+    nl_readiness want = pass == 0 ? NL_READY : NL_NEEDS_EXPORT;
+    for (size_t k = 0; k < sizeof orient_suggestable / sizeof orient_suggestable[0]; k++) {
+        nl_analysis a = orient_suggestable[k];
+        const nl_profile_readiness *r = &p->analyses[a];
+        if (r->state != want)
+            continue;
+        json_t *args = json_pack("{s:s}", "path", path);
+        if (total > 1)
+            json_object_set_new(args, "profile", json_string(p->id));
+        json_t *c = json_pack("{s:s, s:o, s:s, s:s}", "tool", nl_analysis_name(a), "arguments", args, "why",
+                              orient_why(a), "expect", want == NL_READY ? "answer" : "abstention");
+        if (want != NL_READY)
+            json_object_set_new(c, "abstains_because", json_pack("{s:s, s:s}", "reason", r->reason ? r->reason : "",
+                                                                 "fix", r->fix ? r->fix : ""));
+        return c;
+    }
+    return NULL;
+}
+
+/* Up to three calls from the catalog's readiness: profiles of the page that are ready for one first, then
+ * those that need an export (an announced abstention). Profiles no analysis can read get none. */
+static json_t *next_calls_json(const char *path, const nl_catalog *cat, size_t from, size_t to)
 {
     json_t *calls = json_array();
-    for (int pass = 0; pass < 2; pass++) {
-        size_t i;
-        json_t *p;
-        json_array_foreach(profiles, i, p) {
-            const char *st = json_string_value(json_object_get(json_object_get(p, "analyses"), "summary"));
-            bool device = !strcmp(json_string_value(json_object_get(p, "kind")), "device");
-            if (!st || json_array_size(calls) >= 3 || (pass == 0) != !strcmp(st, "ready") || (pass == 1 && !device))
-                continue;
-            json_t *args = json_pack("{s:s}", "path", path);
-            if (total > 1)
-                json_object_set(args, "profile", json_object_get(p, "id"));
-            json_array_append_new(calls, json_pack("{s:s, s:o, s:s}", "tool", "summary", "arguments", args, "why",
-                                                   !strcmp(st, "ready") ? "headline numbers, bottleneck and rule findings"
-                                                                        : "reads the NTFF headers; needs neuron-profile for numbers"));
+    size_t total = nl_catalog_profile_count(cat);
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = from; i < to && json_array_size(calls) < 3; i++) {
+            json_t *c = orient_call(path, total, nl_catalog_profile_at(cat, i), pass);
+            if (c)
+                json_array_append_new(calls, c);
         }
-    }
     return calls;
 }
 
@@ -352,12 +369,13 @@ static json_t *grouped_notes(const nl_catalog *cat)
 
 /* Read the page's small exports into the model cache all at once, one per core (add_counts then finds them
  * cached): a 32-rank capture's first page of ten 12 MB exports loaded in 0.2 s one after another. */
-static void orient_prefetch(nl_call *call, const nl_catalog *cat, const orient_item *items, size_t n)
+static void orient_prefetch(nl_call *call, const nl_catalog *cat, size_t from, size_t to)
 {
+    size_t n = to - from;
     nl_model_source *srcs = calloc(n ? n : 1, sizeof *srcs);
     size_t k = 0;
-    for (size_t i = 0; srcs && i < n; i++) {
-        const nl_catalog_profile *p = items[i].kind == 0 ? nl_catalog_profile_at(cat, items[i].idx) : NULL;
+    for (size_t i = from; srcs && i < to; i++) {
+        const nl_catalog_profile *p = nl_catalog_profile_at(cat, i);
         const nl_catalog_file *f = p && p->json_export >= 0 ? nl_catalog_file_at(cat, (size_t)p->json_export) : NULL;
         if (f && f->size <= ORIENT_LOAD_MAX_BYTES)
             srcs[k++] = (nl_model_source){.kind = NL_MODEL_DEVICE, .path = f->path};
@@ -395,17 +413,15 @@ static int orient_run(const json_t *args, nl_call *call, nl_tool_result *res)
     if (!cat)
         return nl_tool_result_error(res, "Cannot examine %s: %s (%s). Check the path exists and is readable.", path,
                                     err.message, nl_error_code_name(err.code));
-    orient_item *items = NULL;
-    size_t total = collect_items(cat, &items);
+    size_t total = nl_catalog_profile_count(cat);
     if (offset > total) {
-        free(items);
         nl_catalog_free(cat);
         return nl_tool_result_error(res, "Invalid arguments for orient — arguments.cursor: beyond the last page (%zu items).", total);
     }
     json_t *files = file_kinds_json(cat), *ranks = ranks_json(cat), *dq = grouped_notes(cat);
     json_t *profiles = json_array();
     size_t end = offset + max_rows < total ? offset + max_rows : total;
-    orient_prefetch(call, cat, items + offset, end - offset);
+    orient_prefetch(call, cat, offset, end);
     /* bounded while building: profiles get what the fixed parts leave of the budget (less room for the
      * next calls, fixes, units and provenance); the rest is one cursor away */
     size_t fixed = json_dumpb(files, NULL, 0, JSON_COMPACT) + json_dumpb(ranks, NULL, 0, JSON_COMPACT) +
@@ -413,7 +429,7 @@ static int orient_run(const json_t *args, nl_call *call, nl_tool_result *res)
     size_t budget = orient_budget(args, call), used = 0, i;
     budget = budget > fixed + 1024 ? budget - fixed : 1024;
     for (i = offset; i < end && !nl_call_cancelled(call); i++) {
-        json_t *item = item_json(call, cat, &items[i]);
+        json_t *item = item_json(call, cat, nl_catalog_profile_at(cat, i));
         size_t n = json_dumpb(item, NULL, 0, JSON_COMPACT);
         if (i > offset && used + n > budget) {
             json_decref(item);
@@ -434,7 +450,7 @@ static int orient_run(const json_t *args, nl_call *call, nl_tool_result *res)
                                                 "Point orient at a capture directory (<instance>_pid_<pid>/), a neuron-profile "
                                                 "JSON export, an NTFF/NEFF pair or a trace.json", NULL));
     json_object_set_new(out, "data_quality", dq);
-    json_object_set_new(out, "next_calls", next_calls_json(path, total, profiles));
+    json_object_set_new(out, "next_calls", next_calls_json(path, cat, offset, end));
     json_object_set_new(out, "fixes", hoist_fixes(profiles));
     json_object_set_new(out, "units", json_pack("{s:s, s:s}", "bytes", "B", "pid", "process id of the capture"));
     json_object_set_new(out, "provenance", json_pack("{s:s, s:I, s:b}", "scanned", path, "files_examined",
@@ -447,7 +463,6 @@ static int orient_run(const json_t *args, nl_call *call, nl_tool_result *res)
              end < total ? "; more with next_cursor" : "");
     res->text = strdup(text);
     res->structured = out;
-    free(items);
     nl_catalog_free(cat);
     return 0;
 }
@@ -466,7 +481,7 @@ const nl_tool_desc nl_tool_orient = {
         NL_OUT_ENVELOPE "," NL_OUT_LIST ","
         NL_JSON("path": {"type": "string"},
                 "profiles": {"type": "array", "items": {"type": "object", "required": ["id", "kind"],
-                    "properties": {"id": {"type": "string"}, "kind": {"enum": ["device", "system", "framework"]},
+                    "properties": {"id": {"type": "string"}, "kind": {"enum": ["device", "system", "framework", "show_session"]},
                                    "files": {"type": "object"}, "analyses": {"type": "object"}}}},
                 "next_calls": {"type": "array", "items": {"type": "object"}},
                 "fixes": {"type": "object", "description": "fix for each data-quality code seen in profiles"})

@@ -131,7 +131,7 @@ static json_t *page_versions(const device_model *m)
     return v;
 }
 
-json_t *page_envelope(const nl_selection *sel, json_t *units_take)
+json_t *page_envelope(const nl_select *sel, json_t *units_take)
 {
     json_t *out = json_object();
     json_object_set_new(out, "profile", shape_profile_label(sel->cat, sel->profile));
@@ -145,7 +145,7 @@ json_t *page_envelope(const nl_selection *sel, json_t *units_take)
                                                      "load_ms", round(nl_model_ref_load_ms(sel->model) * 1000) / 1000));
     }
     json_object_set_new(out, "provenance", prov);
-    json_object_set_new(out, "data_quality", nl_selection_quality(sel));
+    json_object_set_new(out, "data_quality", nl_select_quality(sel));
     return out;
 }
 

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "device_model.h"
-#include "profile_select.h"
+#include "select.h"
 #include "tools.h"
 
 #define PAGE_BUDGET_DEFAULT 24576u /* bytes of one result unless max_bytes lowers it */
@@ -56,7 +56,7 @@ void page_cursor_tag(char *out, size_t cap, const char *prefix, uint64_t fingerp
 json_t *page_string(const char *s);
 
 /* {profile, units, provenance (+ export file, versions, cache state), data_quality} of a selection. */
-json_t *page_envelope(const nl_selection *sel, json_t *units_take);
+json_t *page_envelope(const nl_select *sel, json_t *units_take);
 /* The export's own warnings about DMA detail (DGE notifications), as data_quality entries in arr;
  * `unknown_variable`/`packets` (may be 0) add the share of DMA packets without a tensor name. */
 void page_quality_dma(const device_model *m, uint64_t unknown_variable, uint64_t packets, json_t *arr);

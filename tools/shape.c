@@ -43,19 +43,40 @@ const char *shape_core_of(const char *profile_id, char *buf, size_t cap)
     return NULL;
 }
 
-static const char *profile_kind_name(nl_profile_kind k)
+static const char *profile_source_name(nl_profile_kind k)
 {
-    return k == NL_PROFILE_PARQUET_DIR ? "parquet tables" : k == NL_PROFILE_EXPORT_ONLY ? "json export without NTFF" : "ntff";
+    switch (k) {
+    case NL_PROFILE_PARQUET_DIR: return "parquet tables";
+    case NL_PROFILE_EXPORT_ONLY: return "json export without NTFF";
+    case NL_PROFILE_SUMMARY_JSON: return "summary-json";
+    default: return NULL;
+    }
+}
+
+/* Host-side and dump profiles: {"id", "kind", "core": null, "rank"[, "process"][, "dir"]}. */
+static json_t *host_label(const nl_catalog *cat, const nl_catalog_profile *p)
+{
+    const nl_catalog_rank *r = p->rank >= 0 ? nl_catalog_rank_at(cat, (size_t)p->rank) : NULL;
+    json_t *o = json_pack("{s:s, s:s, s:n}", "id", p->id, "kind", nl_profile_kind_family(p->kind), "core");
+    json_object_set_new(o, "rank", r ? json_string(r->id) : json_null());
+    if (r && p->kind == NL_PROFILE_SYSTEM)
+        json_object_set_new(o, "process", json_pack("{s:s, s:I}", "instance", r->instance ? r->instance : "", "pid",
+                                                    (json_int_t)r->pid));
+    if (r)
+        json_object_set_new(o, "dir", json_string(r->dir));
+    return o;
 }
 
 json_t *shape_profile_label(const nl_catalog *cat, const nl_catalog_profile *p)
 {
+    if (p->kind == NL_PROFILE_SYSTEM || p->kind == NL_PROFILE_FRAMEWORK || p->kind == NL_PROFILE_SHOW_SESSION)
+        return host_label(cat, p);
     char core[32];
     const nl_catalog_rank *rank = p->rank >= 0 ? nl_catalog_rank_at(cat, (size_t)p->rank) : NULL;
     const char *c = shape_core_of(p->id, core, sizeof core);
     json_t *label = json_pack("{s:s, s:s}", "id", p->id, "kind", "device");
-    if (p->kind != NL_PROFILE_DEVICE)
-        json_object_set_new(label, "source", json_string(profile_kind_name(p->kind)));
+    if (profile_source_name(p->kind))
+        json_object_set_new(label, "source", json_string(profile_source_name(p->kind)));
     json_object_set_new(label, "rank", rank ? json_string(rank->id) : json_null());
     json_object_set_new(label, "core", c ? json_string(c) : json_null()); /* null = not known from the files */
     if (rank)
@@ -108,7 +129,7 @@ static bool note_concerns(const nl_catalog *cat, const nl_catalog_profile *p, co
         return true;
     if (!n->path)
         return false;
-    int idx[] = {p->ntff, p->neff, p->json_export, p->mismatched_neff};
+    int idx[] = {p->file, p->ntff, p->neff, p->json_export, p->mismatched_neff};
     for (size_t i = 0; i < sizeof idx / sizeof idx[0]; i++)
         if (idx[i] >= 0 && !strcmp(nl_catalog_file_at(cat, (size_t)idx[i])->rel_path, n->path))
             return true;

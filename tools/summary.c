@@ -7,10 +7,9 @@
  * export, the result abstains (status "abstained") with the reason and the exact fix, and still reports
  * what the catalog read natively (files, pairing, versions). */
 #include "tool_common.h"
-#include "scan.h"
 #include "device_summary.h"
 #include "memo.h"
-#include "profile_select.h"
+#include "select.h"
 #include "shape.h"
 #include "summary_kinds.h"
 #include "summary_json.h"
@@ -230,7 +229,7 @@ static void add_versions(json_t *prov, const device_model *m)
     json_object_set_new(prov, "export", v);
 }
 
-static int summarize(nl_call *call, nl_selection *sel, json_t *out, nl_tool_result *res)
+static int summarize(nl_call *call, nl_select *sel, json_t *out, nl_tool_result *res)
 {
     const device_model *m = nl_model_ref_device(sel->model);
     nl_error err;
@@ -385,133 +384,59 @@ static int summary_from_summary_json(const json_t *args, const nl_catalog_file *
     return 0;
 }
 
-/* Every profile the summary tool can answer for at `cat`, by kind, in orient's order. */
-typedef struct summary_candidates {
-    size_t devices, total;
-    const nl_catalog_rank *system;     /* the matching (or only) system profile */
-    const nl_catalog_file *trace;      /* the matching (or only) framework trace */
-    const nl_catalog_file *sumjson;    /* the matching (or only) summary-json */
-    char ids[1536];                    /* "id (kind), ..." for messages, bounded */
-} summary_candidates;
-
-static void note_candidate(summary_candidates *c, const char *id, const char *kind)
+/* A device profile: its model (from the export, or neuron-profile's), or an abstention with the fix. */
+static int summary_device(nl_call *call, nl_select *sel, nl_tool_result *res)
 {
-    size_t used = strlen(c->ids);
-    if (c->total < 20 && used + strlen(id) + strlen(kind) + 8 < sizeof c->ids) {
-        int n = snprintf(c->ids + used, sizeof c->ids - used, "%s%s (%s)", used ? ", " : "", id, kind);
-        if (n < 0 || (size_t)n >= sizeof c->ids - used)
-            c->ids[used] = '\0'; /* cannot happen (length checked above); keep the list well-formed */
-    }
-    c->total++;
-}
-
-static bool summary_json_matches(const char *wanted, const char *rel)
-{
-    size_t n = strlen(rel);
-    return !wanted || (!strncmp(wanted, rel, n) && (!wanted[n] || wanted[n] == '#'));
-}
-
-/* Collect candidates; with `wanted`, only the non-device one it names is kept in the pointers. */
-static void collect_candidates(const nl_catalog *cat, const char *wanted, summary_candidates *c)
-{
-    memset(c, 0, sizeof *c);
-    for (size_t i = 0; i < nl_catalog_profile_count(cat); i++) {
-        const nl_catalog_profile *p = nl_catalog_profile_at(cat, i);
-        if (p->kind == NL_PROFILE_PARQUET_DIR)
-            continue;
-        c->devices++;
-        note_candidate(c, p->id, p->json_export >= 0 ? "device" : "device, needs its JSON export");
-    }
-    for (size_t i = 0; i < nl_catalog_rank_count(cat); i++) {
-        const nl_catalog_rank *r = nl_catalog_rank_at(cat, i);
-        char id[300];
-        snprintf(id, sizeof id, "%s/system", r->id);
-        if (!r->has_system_profile)
-            continue;
-        note_candidate(c, id, "system");
-        if (!wanted || !strcmp(wanted, id))
-            c->system = r;
-    }
-    for (size_t i = 0; i < nl_catalog_file_count(cat); i++) {
-        const nl_catalog_file *f = nl_catalog_file_at(cat, i);
-        if (f->kind == NL_FILE_KINETO) {
-            note_candidate(c, f->rel_path, "framework");
-            if (!wanted || !strcmp(wanted, f->rel_path))
-                c->trace = f;
-        } else if (f->kind == NL_FILE_SUMMARY_JSON) {
-            note_candidate(c, f->rel_path, "summary-json");
-            if (summary_json_matches(wanted, f->rel_path))
-                c->sumjson = f;
-        }
-    }
-}
-
-/* Route a system, framework or summary-json profile to its handler, or report an ambiguous path.
- * Returns 1 when `res` was filled, 0 when the device path should handle the call: then *device_cat is
- * the scanned catalog, handed on so the path is scanned once (NULL when the scan failed). */
-static int route_other_kinds(const json_t *args, nl_call *call, nl_tool_result *res, nl_catalog **device_cat)
-{
-    const char *path = json_string_value(json_object_get(args, "path"));
-    const char *wanted = json_string_value(json_object_get(args, "profile"));
-    *device_cat = NULL;
-    nl_catalog *cat = nl_tools_scan(call, path, NULL);
-    if (!cat)
-        return 0; /* the device path reports the scan error */
-    summary_candidates c;
-    collect_candidates(cat, wanted, &c);
-    int routed = 1;
-    if (!wanted && c.total > 1)
-        nl_tool_result_error(res, "%s holds %zu profiles; pass \"profile\" with one of: %s%s.", path, c.total, c.ids,
-                             c.total > 20 ? " (more: see orient)" : "");
-    else if (c.system && (wanted || c.total == 1))
-        nl_summary_system(args, call, cat, c.system, res);
-    else if (c.trace && (wanted || c.total == 1))
-        nl_summary_framework(args, call, cat, c.trace, res);
-    else if (c.sumjson && (wanted || c.total == 1))
-        summary_from_summary_json(args, c.sumjson, res);
-    else
-        routed = 0;
-    if (routed)
-        nl_catalog_free(cat);
-    else
-        *device_cat = cat;
-    return routed;
-}
-
-static int summary_run(const json_t *args, nl_call *call, nl_tool_result *res)
-{
-    nl_catalog *cat;
-    if (route_other_kinds(args, call, res, &cat))
+    if (nl_select_load(call, sel, res))
         return 0;
-    nl_selection sel;
-    int rc = cat ? nl_select_profile_in(call, args, cat, true, &sel, res) : nl_select_profile(call, args, true, &sel, res);
-    if (rc) {
-        nl_selection_clear(&sel);
-        return 0;
-    }
     json_t *out = json_object();
-    json_object_set_new(out, "profile", shape_profile_label(sel.cat, sel.profile));
+    json_object_set_new(out, "profile", nl_select_label(sel));
     json_object_set_new(out, "units", units_json());
-    json_t *prov = shape_profile_provenance(sel.cat, sel.profile);
+    json_t *prov = shape_profile_provenance(sel->cat, sel->profile);
     json_object_set_new(out, "provenance", prov);
-    json_object_set_new(out, "data_quality", nl_selection_quality(&sel));
-    if (!sel.model) {
+    json_object_set_new(out, "data_quality", nl_select_quality(sel));
+    if (!sel->model) {
         json_object_set_new(out, "status", json_string("abstained"));
-        json_object_set_new(out, "abstained", json_pack("{s:s, s:s}", "reason", sel.abstain_reason, "fix", sel.abstain_fix));
+        json_object_set_new(out, "abstained", json_pack("{s:s, s:s}", "reason", sel->abstain_reason, "fix", sel->abstain_fix));
     } else {
         json_object_set_new(out, "status", json_string("complete"));
-        json_object_set_new(prov, "export_file", json_string(sel.export_path));
-        json_object_set_new(prov, "model", json_pack("{s:s, s:f}", "cache", nl_model_ref_was_cached(sel.model) ? "warm" : "cold",
-                                                     "load_ms", round(nl_model_ref_load_ms(sel.model) * 1000) / 1000));
-        if (summarize(call, &sel, out, res)) {
+        json_object_set_new(prov, "export_file", json_string(sel->export_path));
+        json_object_set_new(prov, "model", json_pack("{s:s, s:f}", "cache", nl_model_ref_was_cached(sel->model) ? "warm" : "cold",
+                                                     "load_ms", round(nl_model_ref_load_ms(sel->model) * 1000) / 1000));
+        if (summarize(call, sel, out, res)) {
             json_decref(out);
-            nl_selection_clear(&sel);
             return 0;
         }
     }
     text_rendering(out, res);
     res->structured = out;
-    nl_selection_clear(&sel);
+    return 0;
+}
+
+static int summary_run(const json_t *args, nl_call *call, nl_tool_result *res)
+{
+    nl_select sel;
+    if (nl_select_profile(call, args, NL_ANALYSIS_SUMMARY, &sel, res)) {
+        nl_select_clear(&sel);
+        return 0;
+    }
+    const nl_catalog_profile *p = sel.profile;
+    switch (p->kind) {
+    case NL_PROFILE_SYSTEM:
+        nl_summary_system(args, call, sel.cat, nl_catalog_rank_at(sel.cat, (size_t)p->rank), res);
+        break;
+    case NL_PROFILE_FRAMEWORK:
+        nl_summary_framework(args, call, sel.cat, nl_catalog_file_at(sel.cat, (size_t)p->file), res);
+        break;
+    case NL_PROFILE_SUMMARY_JSON:
+        summary_from_summary_json(args, nl_catalog_file_at(sel.cat, (size_t)p->file), res);
+        break;
+    default:
+        summary_device(call, &sel, res);
+        break;
+    }
+    nl_select_merge_quality(&sel, res);
+    nl_select_clear(&sel);
     return 0;
 }
 

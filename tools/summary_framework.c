@@ -12,7 +12,7 @@
  * (top N), never by truncating text. */
 #include "tool_common.h"
 #include "framework_summary.h"
-#include "host_select.h"
+#include "select.h"
 #include "kineto.h"
 #include "memo.h"
 #include "shape.h"
@@ -641,7 +641,7 @@ int nl_summary_framework(const json_t *args, nl_call *call, const nl_catalog *ca
     const framework_model *m = NULL;
     nl_error err;
     nl_error_clear(&err);
-    nl_model_ref *ref = nl_host_load_framework(call, trace, &m, &err);
+    nl_model_ref *ref = nl_select_load_framework(call, trace, &m, &err);
     int rc = ref ? 0 : -1;
     if (rc != 0 && err.code == NL_ERR_CANCELLED)
         return nl_tool_result_error(res, "summary of %s was cancelled while reading the trace.", trace->rel_path);

@@ -8,7 +8,7 @@
  * its first event, so absolute times are named *_unix_ns). */
 #include "summary_host_device.h"
 #include "host_device_join.h"
-#include "host_select.h"
+#include "select.h"
 #include "memo.h"
 #include "shape.h"
 
@@ -227,7 +227,7 @@ void nl_summary_host_device(nl_call *call, const nl_catalog *cat, const nl_catal
     const framework_model *m = fw ? nl_model_ref_framework(fw) : NULL;
     if (!out || !m)
         return;
-    const nl_catalog_rank *rank = nl_host_trace_system(cat, trace);
+    const nl_catalog_rank *rank = nl_select_rank_system(cat, trace->rank);
     if (!rank) {
         json_object_set_new(out, "host_device", hd_not_available("not_available", trace->rank < 0
             ? "the trace is not inside a capture directory (<instance>_pid_<pid>/), so no system profile belongs to it; "
@@ -241,7 +241,7 @@ void nl_summary_host_device(nl_call *call, const nl_catalog *cat, const nl_catal
     const system_model *sm = NULL;
     nl_error err;
     nl_error_clear(&err);
-    nl_model_ref *sys = nl_host_load_system(call, cat, rank, &sm, &err);
+    nl_model_ref *sys = nl_select_load_system(call, cat, rank, &sm, &err);
     if (!sys) {
         char reason[700];
         snprintf(reason, sizeof reason, "the system profile %s cannot be read: %s (%s)", id, err.message,

@@ -25,7 +25,7 @@
  * JSON readers that parse numbers as doubles; durations are plain ns. Ids (model_id) are strings.
  * Lists are bounded while building (SYS_*_SHOWN); each says total/shown/truncated. */
 #include "tool_common.h"
-#include "host_select.h"
+#include "select.h"
 #include "memo.h"
 #include "shape.h"
 #include "summary_kinds.h"
@@ -97,15 +97,6 @@ static long rank_index(const nl_catalog *cat, const nl_catalog_rank *rank)
 }
 
 /* ---- loading ---------------------------------------------------------------------------------------- */
-
-static int load_model(const nl_catalog *cat, const nl_catalog_rank *rank, const atomic_int *cancel, system_model **m,
-                      nl_error *err)
-{
-    system_profile_paths paths = {.trace_info = path_of(cat, rank->trace_info_pb), .ntrace = path_of(cat, rank->ntrace_pb),
-                                .cpu_util = path_of(cat, rank->cpu_util_pb), .host_mem = path_of(cat, rank->host_mem_pb)};
-    system_profile_options opt = {.cancel = cancel};
-    return system_profile_load(&paths, &opt, m, err);
-}
 
 /* ---- envelope --------------------------------------------------------------------------------------- */
 
@@ -782,7 +773,7 @@ int nl_summary_system(const json_t *args, nl_call *call, const nl_catalog *cat, 
     nl_error err;
     nl_error_clear(&err);
     nl_call_progress(call, 0, 2, "reading the system profile");
-    nl_model_ref *ref = nl_host_load_system(call, cat, rank, &m, &err);
+    nl_model_ref *ref = nl_select_load_system(call, cat, rank, &m, &err);
     if (!ref)
         return nl_tool_result_error(res, "cannot read the system profile of %s: %s%s%s byte %lld: %s (%s)", rank->id,
                                     err.source[0] ? err.source : "", err.field[0] ? " field " : "", err.field,
@@ -846,28 +837,25 @@ static void orient_declared_only(const nl_catalog *cat, const nl_catalog_rank *r
     arena_free(a);
 }
 
-void nl_system_orient_facts(const nl_catalog *cat, const nl_catalog_rank *rank, json_t *o)
+void nl_system_orient_facts(nl_call *call, const nl_catalog *cat, const nl_catalog_rank *rank, json_t *o)
 {
     json_t *dq = json_object_get(o, "data_quality");
-    json_object_set_new(o, "analyses", json_pack("{s:s}", "summary", "ready"));
     if (rank->ntrace_pb >= 0 && nl_catalog_file_at(cat, (size_t)rank->ntrace_pb)->size > NL_SYSTEM_ORIENT_LOAD_MAX) {
         orient_declared_only(cat, rank, o);
         return;
     }
-    system_model *m = NULL;
+    const system_model *m = NULL;
     nl_error err;
     nl_error_clear(&err);
-    system_summary *s = calloc(1, sizeof *s);
-    if (!s)
-        nl_error_set(&err, NL_ERR_NOMEM, NULL, -1, "out of memory");
-    if (!s || load_model(cat, rank, NULL, &m, &err) || system_summary_compute(m, NULL, s, &err)) {
+    nl_model_ref *ref = nl_select_load_system(call, cat, rank, &m, &err); /* cached: summary is warm afterwards */
+    const system_summary *s = ref ? nl_memo_system_summary(call, ref, &err) : NULL;
+    if (!s) {
         char problem[700];
         snprintf(problem, sizeof problem, "the system profile cannot be read: %s (%s, byte %lld)", err.message,
                  nl_error_code_name(err.code), (long long)err.offset);
         if (dq)
             json_array_append_new(dq, shape_quality("error", problem, "Copy the capture directory again from the "
                                                     "Trainium host", err.source[0] ? err.source : NULL));
-        json_object_set_new(o, "analyses", json_pack("{s:s}", "summary", "unreadable"));
     } else {
         json_object_set_new(o, "counts", orient_counts(m, s));
         json_object_set_new(o, "versions", orient_versions(m));
@@ -876,8 +864,6 @@ void nl_system_orient_facts(const nl_catalog *cat, const nl_catalog_rank *rank, 
         if (dq)
             json_array_extend(dq, q);
         json_decref(q);
-        system_summary_free(s);
     }
-    free(s);
-    system_model_free(m);
+    nl_model_ref_release(ref);
 }

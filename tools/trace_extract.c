@@ -18,7 +18,7 @@
 #include "extract.h"
 #include "memo.h"
 #include "page.h"
-#include "profile_select.h"
+#include "select.h"
 #include "shape.h"
 #include "trace_extract_host.h"
 
@@ -79,10 +79,10 @@ static int te_parse_columns(const json_t *args, te_args *a, nl_tool_result *res)
     return 0;
 }
 
-static int te_parse(const json_t *args, nl_call *call, te_args *a, nl_tool_result *res)
+static int te_parse(const json_t *args, nl_call *call, const char *kind, te_args *a, nl_tool_result *res)
 {
     memset(a, 0, sizeof *a);
-    const char *kind = te_str(args, "kind"), *sort = te_str(args, "sort");
+    const char *sort = te_str(args, "sort");
     if (kind && extract_kind_parse(kind, &a->req.kind))
         return nl_tool_result_error(res, "Invalid argument kind: '%s'; accepted: instruction, dma, collective, semaphore, "
                                     "system, framework.", kind), -1;
@@ -131,7 +131,7 @@ static size_t te_rows_of(const device_model *m, extract_kind kind)
     return tables[kind] == DEVICE_MODEL_TABLE_COUNT ? 0 : device_model_rows(m, tables[kind]);
 }
 
-static int te_cursor(te_args *a, const nl_selection *sel, nl_tool_result *res)
+static int te_cursor(te_args *a, const nl_select *sel, nl_tool_result *res)
 {
     const device_model *m = nl_model_ref_device(sel->model);
     char tag[40];
@@ -256,7 +256,7 @@ static void te_text(json_t *out, nl_tool_result *res)
 }
 
 /* The page itself: run extract, then add rows under the budget. 0, or -1 with res set. */
-static int te_page(nl_call *call, const nl_selection *sel, te_args *a, json_t *out, nl_tool_result *res)
+static int te_page(nl_call *call, const nl_select *sel, te_args *a, json_t *out, nl_tool_result *res)
 {
     const device_model *m = nl_model_ref_device(sel->model);
     extract_page pg;
@@ -361,7 +361,7 @@ static json_t *te_columns_json(const te_args *a)
     return arr;
 }
 
-static void te_abstained(const nl_selection *sel, json_t *out)
+static void te_abstained(const nl_select *sel, json_t *out)
 {
     json_object_set_new(out, "status", json_string("abstained"));
     json_object_set_new(out, "abstained", json_pack("{s:s, s:s}", "reason", sel->abstain_reason, "fix", sel->abstain_fix));
@@ -372,16 +372,47 @@ static void te_abstained(const nl_selection *sel, json_t *out)
     json_object_set_new(out, "next_cursor", json_null());
 }
 
+/* The profile a call is about and the kind of rows it asks for. With `kind`, only profiles of that kind's
+ * family are considered (instruction, dma, semaphore, collective: device; system; framework); without, the
+ * profile decides and its own kind is used (instruction for a device profile). NULL after filling res. */
+static const char *te_select(const json_t *args, nl_call *call, nl_select *sel, nl_tool_result *res)
+{
+    const char *kind = te_str(args, "kind");
+    if (!kind) {
+        if (nl_select_profile(call, args, NL_ANALYSIS_TRACE_EXTRACT, sel, res))
+            return NULL;
+        nl_profile_kind k = sel->profile->kind;
+        return k == NL_PROFILE_SYSTEM || k == NL_PROFILE_FRAMEWORK ? nl_profile_kind_family(k) : "instruction";
+    }
+    extract_kind ek;
+    if (!nl_trace_extract_is_host_kind(kind) && extract_kind_parse(kind, &ek)) {
+        memset(sel, 0, sizeof *sel);
+        return nl_tool_result_error(res, "Invalid argument kind: '%s'; accepted: instruction, dma, collective, semaphore, "
+                                    "system, framework.", kind), NULL;
+    }
+    char because[64];
+    snprintf(because, sizeof because, "kind %s", kind);
+    const char *family = nl_trace_extract_is_host_kind(kind) ? kind : "device";
+    return nl_select_family(call, args, NL_ANALYSIS_TRACE_EXTRACT, family, because, sel, res) ? NULL : kind;
+}
+
 static int trace_extract_run(const json_t *args, nl_call *call, nl_tool_result *res)
 {
     te_args a;
-    nl_selection sel;
-    if (nl_trace_extract_is_host_kind(json_string_value(json_object_get(args, "kind"))))
-        return nl_trace_extract_host(args, call, res); /* kinds system, framework: trace_extract_host.c */
-    if (te_parse(args, call, &a, res))
+    nl_select sel;
+    const char *kind;
+    if (!(kind = te_select(args, call, &sel, res))) {
+        nl_select_clear(&sel);
         return 0;
-    if (nl_select_profile(call, args, true, &sel, res)) {
-        nl_selection_clear(&sel);
+    }
+    if (nl_trace_extract_is_host_kind(kind)) {
+        nl_trace_extract_host(args, call, kind, &sel, res); /* kinds system, framework: trace_extract_host.c */
+        nl_select_merge_quality(&sel, res);
+        nl_select_clear(&sel);
+        return 0;
+    }
+    if (te_parse(args, call, kind, &a, res) || nl_select_load(call, &sel, res)) {
+        nl_select_clear(&sel);
         return 0;
     }
     json_t *out = page_envelope(&sel, te_units());
@@ -398,7 +429,7 @@ static int trace_extract_run(const json_t *args, nl_call *call, nl_tool_result *
         te_quality(nl_model_ref_device(sel.model), &a, json_object_get(out, "data_quality"));
         if (te_cursor(&a, &sel, res) || te_page(call, &sel, &a, out, res)) {
             json_decref(out);
-            nl_selection_clear(&sel);
+            nl_select_clear(&sel);
             return 0;
         }
     }
@@ -406,12 +437,12 @@ static int trace_extract_run(const json_t *args, nl_call *call, nl_tool_result *
     size_t size;
     if (!page_fits(out, res->text, a.budget, &size)) {
         json_decref(out);
-        nl_selection_clear(&sel);
+        nl_select_clear(&sel);
         return nl_tool_result_error(res, "The result needs %zu bytes even without rows, over max_bytes %zu; raise "
                                     "max_bytes (at most 24576).", size, a.budget);
     }
     res->structured = out;
-    nl_selection_clear(&sel);
+    nl_select_clear(&sel);
     return 0;
 }
 

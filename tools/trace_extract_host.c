@@ -16,7 +16,6 @@
  * filters, profile id and the table's row count. */
 #include "tool_common.h"
 #include "host_extract.h"
-#include "host_select.h"
 #include "memo.h"
 #include "page.h"
 #include "shape.h"
@@ -30,8 +29,10 @@
 #define TH_CURSOR_MAX 64
 #define TH_FILTERS_ACCEPTED "engine, opcode (a glob on the event name), start_ns / end_ns (unix ns) and min_duration_ns"
 
+typedef enum th_kind { TH_SYSTEM, TH_FRAMEWORK } th_kind;
+
 typedef struct th_args {
-    nl_host_kind kind;
+    th_kind kind;
     host_extract_kind hkind;
     host_extract_request req;
     int columns[EXTRACT_COLUMNS_MAX];
@@ -82,12 +83,11 @@ static int th_parse_columns(const json_t *args, th_args *a, nl_tool_result *res)
     return 0;
 }
 
-static int th_parse(const json_t *args, nl_call *call, th_args *a, nl_tool_result *res)
+static int th_parse(const json_t *args, nl_call *call, const char *kind, th_args *a, nl_tool_result *res)
 {
     memset(a, 0, sizeof *a);
-    const char *kind = json_string_value(json_object_get(args, "kind"));
-    a->kind = !strcmp(kind, "system") ? NL_HOST_SYSTEM : NL_HOST_FRAMEWORK;
-    a->hkind = a->kind == NL_HOST_SYSTEM ? HOST_EXTRACT_SYSTEM : HOST_EXTRACT_FRAMEWORK;
+    a->kind = !strcmp(kind, "system") ? TH_SYSTEM : TH_FRAMEWORK;
+    a->hkind = a->kind == TH_SYSTEM ? HOST_EXTRACT_SYSTEM : HOST_EXTRACT_FRAMEWORK;
     static const char *const foreign[] = {"source", "layer", "min_wait_ns"};
     for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++)
         if (json_object_get(args, foreign[i]))
@@ -165,15 +165,15 @@ static json_t *th_filters_json(const host_extract_filter *f)
     return o;
 }
 
-static json_t *th_units(nl_host_kind kind)
+static json_t *th_units(th_kind kind)
 {
-    return json_pack("{s:s, s:s, s:s, s:s, s:s}", "time", kind == NL_HOST_SYSTEM
+    return json_pack("{s:s, s:s, s:s, s:s, s:s}", "time", kind == TH_SYSTEM
                          ? "unix ns on the host CPU clock (ntrace.pb f2; device events already shifted to CPU time by "
                            "the per-core timestamp_sync_point); start_ns/end_ns filters use the same clock"
                          : "unix ns on the host clock: baseTimeNanoseconds + ts (ts in µs converted exactly; unix µs "
                            "when the trace has no base); start_ns/end_ns filters use the same clock",
                      "bytes", "B", "id", "decimal string (64-bit ids exceed 2^53)",
-                     "opcode", kind == NL_HOST_SYSTEM ? "glob on the event type name" : "glob on the event name",
+                     "opcode", kind == TH_SYSTEM ? "glob on the event type name" : "glob on the event name",
                      "rows", "arrays, one value per name in columns; null = absent");
 }
 
@@ -187,12 +187,13 @@ static json_t *th_columns_json(const th_args *a)
     return arr;
 }
 
-static json_t *th_provenance(const nl_host_selection *sel, const host_extract_source *src)
+static json_t *th_provenance(const nl_select *sel, const host_extract_source *src)
 {
     json_t *p = json_pack("{s:s}", "root", nl_catalog_root(sel->cat));
     json_t *files = json_object();
-    if (sel->kind == NL_HOST_SYSTEM) {
-        const int idx[] = {sel->rank->trace_info_pb, sel->rank->ntrace_pb, sel->rank->cpu_util_pb, sel->rank->host_mem_pb};
+    if (sel->profile->kind == NL_PROFILE_SYSTEM) {
+        const nl_catalog_rank *r = nl_catalog_rank_at(sel->cat, (size_t)sel->profile->rank);
+        const int idx[] = {r->trace_info_pb, r->ntrace_pb, r->cpu_util_pb, r->host_mem_pb};
         for (int f = 0; f < SM_FILE_COUNT; f++)
             if (idx[f] >= 0)
                 json_object_set_new(files, system_file_name((system_file)f),
@@ -200,7 +201,7 @@ static json_t *th_provenance(const nl_host_selection *sel, const host_extract_so
         json_object_set_new(p, "reader", json_string("neuronlens protobuf-c system-profile reader (proto/)"));
     } else {
         int64_t base;
-        json_object_set_new(files, "trace", json_string(sel->trace->rel_path));
+        json_object_set_new(files, "trace", json_string(nl_catalog_file_at(sel->cat, (size_t)sel->profile->file)->rel_path));
         json_object_set_new(p, "gzipped", json_boolean(framework_model_gzipped(src->fw)));
         json_object_set_new(p, "time_base", framework_model_time_base(src->fw, &base)
                                                 ? json_pack("{s:s, s:I}", "basis", "baseTimeNanoseconds", "base_ns", (json_int_t)base)
@@ -275,11 +276,11 @@ static void th_text(json_t *out, nl_tool_result *res)
 }
 
 /* Cursor, page, rows under the budget. 0, or -1 with res set. */
-static int th_page(nl_call *call, const nl_host_selection *sel, nl_model_ref *model, const host_extract_source *src,
+static int th_page(nl_call *call, const nl_select *sel, nl_model_ref *model, const host_extract_source *src,
                    th_args *a, const host_extract_counts *k, json_t *out, nl_tool_result *res)
 {
     char tag[40], cursor[TH_CURSOR_MAX];
-    th_cursor_tag(a, sel->id, k->rows, tag, sizeof tag);
+    th_cursor_tag(a, sel->profile->id, k->rows, tag, sizeof tag);
     if (a->cursor) {
         size_t row;
         if (shape_cursor_parse(a->cursor, tag, &row))
@@ -303,7 +304,7 @@ static int th_page(nl_call *call, const nl_host_selection *sel, nl_model_ref *mo
             return nl_tool_result_error(res, "trace-extract failed: %s (%s)", err.message, nl_error_code_name(err.code)), -1;
         return nl_tool_result_error(res, "Invalid argument %s: %s.%s%s%s", err.field, err.message,
                                     engines[0] ? " Accepted engines (case-insensitive): " : "", engines,
-                                    engines[0] && a->kind == NL_HOST_FRAMEWORK
+                                    engines[0] && a->kind == TH_FRAMEWORK
                                         ? ", or a pid, tid, process or thread name as written" : ""), -1;
     }
     shape_cursor_make(cursor, sizeof cursor, tag, SIZE_MAX);
@@ -346,43 +347,28 @@ static int th_page(nl_call *call, const nl_host_selection *sel, nl_model_ref *mo
     return 0;
 }
 
-static json_t *th_timeline(const host_extract_counts *k, nl_host_kind kind)
+static json_t *th_timeline(const host_extract_counts *k, th_kind kind)
 {
     json_t *o = json_pack("{s:I}", "rows", (json_int_t)k->eligible);
     json_object_set_new(o, "first_ns", k->has_range ? json_integer(k->first_ns) : json_null());
     json_object_set_new(o, "last_ns", k->has_range ? json_integer(k->last_ns) : json_null());
-    if (kind == NL_HOST_FRAMEWORK)
+    if (kind == TH_FRAMEWORK)
         json_object_set_new(o, "left_out", json_pack("{s:I, s:I}", "metadata_events", (json_int_t)k->metadata,
                                                      "events_without_ts", (json_int_t)k->untimed));
     return o;
 }
 
-int nl_trace_extract_host(const json_t *args, nl_call *call, nl_tool_result *res)
+int nl_trace_extract_host(const json_t *args, nl_call *call, const char *kind, nl_select *sel, nl_tool_result *res)
 {
     th_args a;
-    nl_host_selection sel;
-    if (th_parse(args, call, &a, res))
+    if (th_parse(args, call, kind, &a, res) || nl_select_load(call, sel, res))
         return 0;
-    if (nl_host_select(call, args, a.kind, &sel, res)) {
-        nl_host_selection_clear(&sel);
-        return 0;
-    }
-    host_extract_source src = {.kind = a.hkind};
-    const system_model *sm = NULL;
-    const framework_model *fm = NULL;
+    nl_model_ref *model = sel->model;
+    host_extract_source src = {.kind = a.hkind, .sys = nl_model_ref_system(model), .fw = nl_model_ref_framework(model)};
+    const system_model *sm = src.sys;
+    const framework_model *fm = src.fw;
     nl_error err;
     nl_error_clear(&err);
-    nl_model_ref *model = a.kind == NL_HOST_SYSTEM ? nl_host_load_system(call, sel.cat, sel.rank, &sm, &err)
-                                                   : nl_host_load_framework(call, sel.trace, &fm, &err);
-    if (!model) {
-        nl_tool_result_error(res, "Cannot read the %s profile %s: %s%s byte %lld: %s (%s).", a.kind == NL_HOST_SYSTEM ?
-                             "system" : "framework", sel.id, err.source, err.source[0] ? "," : "", (long long)err.offset,
-                             err.message, nl_error_code_name(err.code));
-        nl_host_selection_clear(&sel);
-        return 0;
-    }
-    src.sys = sm;
-    src.fw = fm;
     host_extract_counts k;
     const host_extract_counts *memo_k = nl_memo_host_extract_counts(call, model, &src, &err);
     if (memo_k)
@@ -390,14 +376,14 @@ int nl_trace_extract_host(const json_t *args, nl_call *call, nl_tool_result *res
     else
         host_extract_count(&src, &k);
     json_t *out = json_object();
-    json_object_set_new(out, "profile", nl_host_profile_label(&sel));
+    json_object_set_new(out, "profile", nl_select_label(sel));
     json_object_set_new(out, "units", th_units(a.kind));
-    json_object_set_new(out, "provenance", th_provenance(&sel, &src));
+    json_object_set_new(out, "provenance", th_provenance(sel, &src));
     json_t *dq = json_array();
     if (sm)
-        nl_host_quality_system(sm, dq);
+        nl_select_quality_system(sm, dq);
     else
-        nl_host_quality_framework(fm, dq);
+        nl_select_quality_framework(fm, dq);
     json_object_set_new(out, "data_quality", dq);
     json_object_set_new(out, "kind", json_string(host_extract_kind_name(a.hkind)));
     json_object_set_new(out, "sort", json_string(host_extract_sort_name(a.req.sort)));
@@ -405,7 +391,7 @@ int nl_trace_extract_host(const json_t *args, nl_call *call, nl_tool_result *res
     json_object_set_new(out, "timeline", th_timeline(&k, a.kind));
     json_object_set_new(out, "status", json_string("complete"));
     json_object_set_new(out, "columns", th_columns_json(&a));
-    int rc = th_page(call, &sel, model, &src, &a, &k, out, res);
+    int rc = th_page(call, sel, model, &src, &a, &k, out, res);
     if (rc == 0) {
         th_text(out, res);
         size_t size;
@@ -420,7 +406,5 @@ int nl_trace_extract_host(const json_t *args, nl_call *call, nl_tool_result *res
     } else {
         json_decref(out);
     }
-    nl_model_ref_release(model);
-    nl_host_selection_clear(&sel);
     return 0;
 }

@@ -8,10 +8,13 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "select.h"
 #include "tools.h"
 
 /* Whether `kind` (may be NULL) names a host-side kind. */
 bool nl_trace_extract_is_host_kind(const char *kind);
-int nl_trace_extract_host(const json_t *args, nl_call *call, nl_tool_result *res);
+/* The page of a chosen system or framework profile (sel, borrowed) for `kind` ("system" or "framework",
+ * matching the profile). */
+int nl_trace_extract_host(const json_t *args, nl_call *call, const char *kind, nl_select *sel, nl_tool_result *res);
 
 #endif

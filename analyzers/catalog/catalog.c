@@ -427,6 +427,59 @@ static void catalog_note_suppressed(nl_catalog *cat)
     }
 }
 
+/* File name without the extension(s) the pairing rules know (".json.gz", ".ntff", ".neff", ".json"). */
+static size_t catalog_stem_len(const char *name)
+{
+    static const char *const exts[] = {".json.gz", ".ntff", ".neff", ".json"};
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+        size_t k = strlen(exts[i]);
+        if (n > k && strcmp(name + n - k, exts[i]) == 0)
+            return n - k;
+    }
+    return n;
+}
+
+/* A file root is catalogued with the files of its directory that belong with it: the same stem under another
+ * known extension (x.json beside x.ntff), files named after it (x.show_session.txt, x_trace.txt: a dump of
+ * it), and every NEFF (an NTFF pairs with its NEFF by uuid, whatever the NEFF's name). They are marked
+ * `companion`; catalog_group keeps only the profiles that use the root. */
+static void catalog_add_companions(catalog_walk *w)
+{
+    nl_catalog *cat = w->cat;
+    const char *base = catalog_basename(cat->root);
+    size_t stem = catalog_stem_len(base);
+    char *dir = catalog_join("", cat->root);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir ? 1 : 0] = '\0';
+    else
+        strcpy(dir, ".");
+    catalog_pending d = {.path = dir, .rel = catalog_join("", "")};
+    size_t count;
+    char **names = catalog_read_names(w, &d, &count);
+    for (size_t i = 0; i < count; i++) {
+        const char *n = names[i];
+        size_t ns = catalog_stem_len(n);
+        bool same_stem = !strncmp(n, base, stem) && strcmp(n, base) != 0 &&
+                         (ns == stem || (n[stem] && strchr("._-", n[stem])));
+        bool neff = ns != strlen(n) && !strcmp(n + ns, ".neff") && strcmp(n, base) != 0;
+        struct stat st;
+        char *path = catalog_join(d.path, n);
+        if ((same_stem || neff) && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+            size_t before = cat->file_count;
+            catalog_add_file(w, path, n, &st);
+            if (cat->file_count > before)
+                cat->files[cat->file_count - 1].companion = true;
+        }
+        free(path);
+        free(names[i]);
+    }
+    free(names);
+    free(d.path);
+    free(d.rel);
+}
+
 static int catalog_cmp_file(const void *a, const void *b)
 {
     return strcmp(((const nl_catalog_file *)a)->rel_path, ((const nl_catalog_file *)b)->rel_path);
@@ -440,6 +493,7 @@ static void catalog_scan_root(nl_catalog *cat, const struct stat *st)
     } else if (S_ISREG(st->st_mode)) {
         catalog_walk w = {.cat = cat};
         catalog_add_file(&w, cat->root, catalog_basename(cat->root), st);
+        catalog_add_companions(&w);
     } else {
         catalog_note(cat, NL_NOTE_SKIPPED_SPECIAL, NL_NOTE_INFO, cat->root, NULL, "%s skipped, never opened",
                      catalog_special_name(st->st_mode));
@@ -701,6 +755,7 @@ const char *nl_note_code_name(nl_note_code code)
     case NL_NOTE_EXPORT_UNATTACHED: return "export_unattached";
     case NL_NOTE_EXPORT_NOT_PEEKED: return "export_not_peeked";
     case NL_NOTE_INCOMPLETE_SYSTEM: return "incomplete_system";
+    case NL_NOTE_EXPORT_TRUNCATED: return "export_truncated";
     case NL_NOTE_CODE_COUNT: break;
     }
     return "invalid";

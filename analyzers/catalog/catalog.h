@@ -20,6 +20,10 @@
  *     the root). Example: `neff-ntff/stream_256k_fd1k`.
  *   - a full JSON export attached to no NTFF becomes its own profile, named the same way from its stem;
  *     a directory of `*.parquet` files becomes one profile named by the directory (`.` for the root).
+ *   - a capture directory with ntrace.pb and trace_info.pb is the system profile `rank<R>/system`; a Kineto
+ *     trace, a summary-json file and a show-session dump are profiles named by their relative path.
+ *   - when the root is a file, its directory is searched for the files that belong with it (same stem, and
+ *     NEFFs to pair by uuid); only the profiles that use the root file are kept.
  *   - a clash (same id twice) gets `~2`, `~3`, ... appended in path order. */
 #ifndef NL_CATALOG_H
 #define NL_CATALOG_H
@@ -105,6 +109,8 @@ typedef struct nl_catalog_file {
     const char *instance_type;     /* NTFF f9; NULL when absent */
     const char *instance_id;       /* NTFF f17; NULL when absent */
     bool export_peeked;            /* JSON export: identity keys searched for */
+    bool complete;                 /* false: a JSON export whose last byte is not the end of a document */
+    bool companion;                /* the root is a file and this one was added from its directory to pair it */
     const char *export_ntff_filename; /* JSON export profile_info.ntff_filename; NULL when not found */
 
     int rank;                  /* index into ranks, -1 when not inside a capture directory */
@@ -123,11 +129,26 @@ typedef struct nl_catalog_rank {
     bool has_system_profile;   /* ntrace.pb + trace_info.pb both present and valid */
 } nl_catalog_rank;
 
+/* Every profile the scan found, whatever its kind, in one list (the order orient shows): device profiles
+ * (an NTFF with its NEFF and export, or an export alone), system profiles, framework traces, summary-json
+ * files, show-session dumps, Parquet directories. Each kind has one id scheme (above); tools never mint ids
+ * or enumerate files themselves. */
 typedef enum nl_profile_kind {
     NL_PROFILE_DEVICE,         /* built around an NTFF */
     NL_PROFILE_EXPORT_ONLY,    /* a full JSON export with no NTFF found */
-    NL_PROFILE_PARQUET_DIR,    /* a directory of explorer Parquet tables */
+    NL_PROFILE_SYSTEM,         /* a capture directory's ntrace.pb + trace_info.pb: id "<rank>/system" */
+    NL_PROFILE_FRAMEWORK,      /* a PyTorch Kineto trace: id = its path relative to the root */
+    NL_PROFILE_SUMMARY_JSON,   /* a summary-json file: id = its path ("<path>#<name>" picks one of several) */
+    NL_PROFILE_SHOW_SESSION,   /* a show-session dump (text or -j): id = its path */
+    NL_PROFILE_PARQUET_DIR,    /* a directory of explorer Parquet tables: id = the directory */
+    NL_PROFILE_KIND_COUNT
 } nl_profile_kind;
+
+/* The family a kind belongs to, as results name it: "device" (device, export-only, summary-json, Parquet),
+ * "system", "framework", "show_session". */
+const char *nl_profile_kind_family(nl_profile_kind kind);
+/* The kind itself: "ntff", "json_export", "system", "framework", "summary_json", "show_session", "parquet". */
+const char *nl_profile_kind_name(nl_profile_kind kind);
 
 typedef enum nl_pairing {
     NL_PAIR_NOT_APPLICABLE,    /* not a device profile */
@@ -148,18 +169,55 @@ typedef enum nl_export_link {
 const char *nl_pairing_name(nl_pairing p);
 const char *nl_export_link_name(nl_export_link l);
 
+/* The analyses a profile may answer (the tools that take one profile), and whether it can. */
+typedef enum nl_analysis {
+    NL_ANALYSIS_SUMMARY,
+    NL_ANALYSIS_TRACE_EXTRACT,
+    NL_ANALYSIS_KERNEL_ATTRIBUTION,
+    NL_ANALYSIS_COLLECTIVE_GAPS,
+    NL_ANALYSIS_COUNT
+} nl_analysis;
+
+typedef enum nl_readiness {
+    NL_READY,                  /* the analysis reads this profile natively */
+    NL_NEEDS_EXPORT,           /* it needs an export neuron-profile makes (run here when installed) */
+    NL_UNSUPPORTED,            /* it cannot: `reason` says why and `fix` what to do instead */
+} nl_readiness;
+
+typedef struct nl_profile_readiness {
+    nl_readiness state;
+    const char *reason;        /* NULL when ready */
+    const char *fix;           /* NULL when there is nothing to do */
+    bool broken;               /* unsupported because a file failed its format check: an error to report, not
+                                  valid input an analysis abstains on */
+} nl_profile_readiness;
+
+/* Tool names ("summary", "trace-extract", "kernel-attribution", "collective-gaps") and states ("ready",
+ * "needs_export", "unsupported"). */
+const char *nl_analysis_name(nl_analysis a);
+const char *nl_readiness_name(nl_readiness r);
+
 typedef struct nl_catalog_profile {
     const char *id;            /* see the id scheme above */
     nl_profile_kind kind;
     int rank;                  /* rank index or -1 */
+    int file;                  /* the profile's main file: NTFF, export, trace, summary-json, dump; -1 for a
+                                  system profile (its files are the rank's) and a Parquet directory */
     int ntff;                  /* file index or -1 */
     int neff;                  /* paired NEFF (NL_PAIR_OK only) or -1 */
     int mismatched_neff;       /* the candidate NEFF when NL_PAIR_UUID_MISMATCH, else -1 */
     nl_pairing pairing;
     int json_export;           /* attached full JSON export or -1 */
     nl_export_link export_link;
+    bool export_complete;      /* the attached export ends where a JSON document ends (see catalog_sniff.c) */
+    int dump;                  /* device profiles: the show-session text dump that belongs to it (the largest
+                                  when several do) or -1; show-session profiles: the dump itself */
+    size_t dumps;              /* device profiles: text dumps that belong to it */
+    bool dump_by_dir;          /* device profiles: the dumps are the unowned ones of its directory */
+    int dump_json;             /* device profiles: a show-session -j dump that belongs to it, or -1 */
     size_t parquet_count;      /* NL_PROFILE_PARQUET_DIR: tables in the directory */
     const char *dir;           /* directory of the profile's main file, relative to the root */
+    nl_profile_readiness analyses[NL_ANALYSIS_COUNT];
 } nl_catalog_profile;
 
 /* ---- notes ------------------------------------------------------------------------------------------ */
@@ -183,6 +241,7 @@ typedef enum nl_note_code {
     NL_NOTE_EXPORT_UNATTACHED, /* JSON export matched no NTFF */
     NL_NOTE_EXPORT_NOT_PEEKED, /* JSON export too large (or gzipped) to peek for its identity */
     NL_NOTE_INCOMPLETE_SYSTEM, /* capture directory lacks ntrace.pb or trace_info.pb */
+    NL_NOTE_EXPORT_TRUNCATED,  /* JSON export does not end where a JSON document ends: cut off */
     NL_NOTE_CODE_COUNT
 } nl_note_code;
 
@@ -229,6 +288,38 @@ size_t nl_catalog_profile_count(const nl_catalog *cat);
 const nl_catalog_profile *nl_catalog_profile_at(const nl_catalog *cat, size_t i);
 /* The profile with this id, or NULL. */
 const nl_catalog_profile *nl_catalog_find_profile(const nl_catalog *cat, const char *id);
+/* Index of a profile of this catalog. */
+size_t nl_catalog_profile_index(const nl_catalog *cat, const nl_catalog_profile *p);
+
+/* ---- choosing the profile a call is about ----------------------------------------------------------- */
+
+typedef enum nl_choice_status {
+    NL_CHOICE_OK,              /* `profile` is set and the analysis can read it (ready or needs_export) */
+    NL_CHOICE_UNSUPPORTED,     /* `profile` is set but the analysis cannot read it (its readiness says why:
+                                  an abstention, or an error when the readiness is `broken`) */
+    NL_CHOICE_UNKNOWN,         /* no profile has the id asked for */
+    NL_CHOICE_AMBIGUOUS,       /* no id given and several profiles could answer */
+    NL_CHOICE_NONE,            /* no id given and no profile could answer */
+} nl_choice_status;
+
+#define NL_CHOICE_MESSAGE_MAX 2048
+#define NL_CHOICE_LISTED 20    /* profiles named in a message; more are counted */
+
+typedef struct nl_choice {
+    nl_choice_status status;
+    const nl_catalog_profile *profile; /* OK and UNSUPPORTED */
+    char message[NL_CHOICE_MESSAGE_MAX]; /* every status but OK: the sentence every tool shows */
+    char note[NL_CHOICE_MESSAGE_MAX];    /* OK without an id among several profiles: which others are there */
+} nl_choice;
+
+/* The profile a call of `analysis` is about. With `wanted`, the profile of that id (a summary-json id may
+ * carry "#<name>"); without, the only profile the analysis is ready for, else the only one it can read after
+ * an export (needs_export), else — when the path holds exactly one profile — that one. `family` (nullable:
+ * any) restricts the profiles to one family ("device", "system", "framework", "show_session"); `because`
+ * (nullable) says why in messages (e.g. "kind system"). Messages list every profile with its kind, the same
+ * way for every tool. Returns 0 when status is OK, else -1. */
+int nl_catalog_choose(const nl_catalog *cat, const char *wanted, nl_analysis analysis, const char *family,
+                      const char *because, nl_choice *out);
 
 size_t nl_catalog_note_count(const nl_catalog *cat);
 /* Notes of `code` the scan produced, including those beyond the per-code cap that were not kept. */

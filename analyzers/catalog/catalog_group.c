@@ -13,8 +13,17 @@
  *      NTFF's never attaches to it. Score: uuid 4, file name 2, same directory 1, same stem 1; best wins,
  *      ties go to the first in path order. With no identity known, a same-directory same-stem NTFF is
  *      used. An export that attaches nowhere becomes an export-only profile.
- *   4. each directory holding `*.parquet` tables becomes one profile.
- *   5. ids are built, then clashes get `~2`, `~3`, ... in creation (= path) order. */
+ *   4. show-session dumps are attached to the device profile they belong to: same directory, else same rank;
+ *      matched by the file stem of the profile's main file (the longest stem the dump name starts with,
+ *      followed by '.', '_' or '-'), or the only device profile there. A dump left over goes to the one device
+ *      profile of its directory left without a dump, when there is exactly one. The largest text dump is the
+ *      profile's `dump` (a --show-trace dump dwarfs a header-only one).
+ *   5. host-side and single-file profiles: one system profile per capture directory with a valid ntrace.pb and
+ *      trace_info.pb ("<rank>/system"), then one profile per Kineto trace and summary-json file, and one per
+ *      show-session dump that belongs to no device profile (id = the file's path).
+ *   6. each directory holding `*.parquet` tables becomes one profile.
+ *   7. ids are built, then clashes get `~2`, `~3`, ... in creation (= path) order.
+ *   8. when the root is a file, only the profiles that use it are kept (with the notes about their files). */
 #include "catalog_internal.h"
 
 #include <stdio.h>
@@ -244,10 +253,10 @@ static nl_catalog_profile *group_new_profile(nl_catalog *cat, nl_profile_kind ki
     nl_catalog_profile *p =
         catalog_push((void **)&cat->profiles, &cat->profile_count, &cat->profile_cap, sizeof *p);
     p->kind = kind;
-    p->rank = f->rank;
-    p->ntff = p->neff = p->mismatched_neff = p->json_export = -1;
+    p->rank = f ? f->rank : -1;
+    p->file = p->ntff = p->neff = p->mismatched_neff = p->json_export = p->dump = p->dump_json = -1;
     p->pairing = NL_PAIR_NOT_APPLICABLE;
-    p->dir = catalog_printf(cat, "%.*s", (int)group_dir_len(f->rel_path), f->rel_path);
+    p->dir = f ? catalog_printf(cat, "%.*s", (int)group_dir_len(f->rel_path), f->rel_path) : "";
     return p;
 }
 
@@ -396,7 +405,7 @@ static void group_device_profiles(nl_catalog *cat)
         if (f->kind != NL_FILE_NTFF)
             continue;
         nl_catalog_profile *p = group_new_profile(cat, NL_PROFILE_DEVICE, f);
-        p->ntff = (int)i;
+        p->file = p->ntff = (int)i;
         p->id = group_profile_id(cat, f);
         group_pair(cat, p, &g);
     }
@@ -452,17 +461,176 @@ static void group_attach_export(nl_catalog *cat, size_t ei)
     if (best >= 0) {
         cat->profiles[best].json_export = (int)ei;
         cat->profiles[best].export_link = best_link;
+        cat->profiles[best].export_complete = e->complete;
         return;
     }
     nl_catalog_profile *p = group_new_profile(cat, NL_PROFILE_EXPORT_ONLY, e);
-    p->json_export = (int)ei;
+    p->file = p->json_export = (int)ei;
+    p->export_complete = e->complete;
     p->id = group_profile_id(cat, e);
     catalog_note(cat, NL_NOTE_EXPORT_UNATTACHED, NL_NOTE_INFO, e->rel_path, NULL,
                  e->has_uuid ? "no NTFF with the export's uuid here; the export is analyzed on its own"
                              : "export identity unknown and no NTFF of the same name here; analyzed on its own");
 }
 
-/* ---- 4. Parquet directories ------------------------------------------------------------------------- */
+/* ---- 4. host-side and single-file profiles ---------------------------------------------------------- */
+
+static void group_host_profiles(nl_catalog *cat)
+{
+    for (size_t k = 0; k < cat->rank_count; k++) {
+        const nl_catalog_rank *r = &cat->ranks[k];
+        if (!r->has_system_profile)
+            continue;
+        nl_catalog_profile *p = group_new_profile(cat, NL_PROFILE_SYSTEM, NULL);
+        p->rank = (int)k;
+        p->dir = r->dir;
+        p->id = catalog_printf(cat, "%s/system", r->id);
+    }
+    static const struct {
+        nl_file_kind file;
+        nl_profile_kind profile;
+    } singles[] = {{NL_FILE_KINETO, NL_PROFILE_FRAMEWORK}, {NL_FILE_SUMMARY_JSON, NL_PROFILE_SUMMARY_JSON}};
+    for (size_t k = 0; k < sizeof singles / sizeof singles[0]; k++)
+        for (size_t i = 0; i < cat->file_count; i++) {
+            const nl_catalog_file *f = &cat->files[i];
+            if (f->kind != singles[k].file)
+                continue;
+            nl_catalog_profile *p = group_new_profile(cat, singles[k].profile, f);
+            p->file = (int)i;
+            p->id = catalog_strdup(cat, f->rel_path);
+        }
+}
+
+/* A dump that belongs to no device profile is a profile of its own (the dump as a whole). */
+static void group_show_sessions(nl_catalog *cat, const bool *attached)
+{
+    for (size_t i = 0; i < cat->file_count; i++) {
+        const nl_catalog_file *f = &cat->files[i];
+        if ((f->kind != NL_FILE_SHOW_SESSION_TEXT && f->kind != NL_FILE_SHOW_SESSION_JSON) || attached[i])
+            continue;
+        nl_catalog_profile *p = group_new_profile(cat, NL_PROFILE_SHOW_SESSION, f);
+        p->file = p->dump = (int)i;
+        p->id = catalog_strdup(cat, f->rel_path);
+    }
+}
+
+/* ---- 5. show-session dumps of device profiles ------------------------------------------------------- */
+
+static bool group_is_device(const nl_catalog_profile *p)
+{
+    return p->kind == NL_PROFILE_DEVICE || p->kind == NL_PROFILE_EXPORT_ONLY;
+}
+
+/* Length of the stem of a profile's main file when the dump's name starts with it followed by '.', '_' or
+ * '-'; 0 otherwise. */
+static size_t group_stem_match(const char *main_rel, const char *dump_rel)
+{
+    const char *m = catalog_basename(main_rel), *d = catalog_basename(dump_rel);
+    const char *dot = strchr(m, '.');
+    size_t n = dot ? (size_t)(dot - m) : strlen(m);
+    if (n == 0 || strncmp(m, d, n) != 0 || !d[n] || !strchr("._-", d[n]))
+        return 0;
+    return n;
+}
+
+/* The device profile a dump belongs to, or -1. */
+static long group_dump_owner(const nl_catalog *cat, const nl_catalog_file *dump)
+{
+    for (int pass = 0; pass < 2; pass++) { /* 0: same directory, 1: same rank */
+        long best = -1, only = -1;
+        size_t best_len = 0, count = 0;
+        for (size_t i = 0; i < cat->profile_count; i++) {
+            const nl_catalog_profile *p = &cat->profiles[i];
+            if (!group_is_device(p))
+                continue;
+            const char *rel = cat->files[p->file].rel_path;
+            bool near = pass == 0 ? group_same_dir(rel, dump->rel_path) : dump->rank >= 0 && p->rank == dump->rank;
+            if (!near)
+                continue;
+            count++;
+            only = (long)i;
+            size_t len = group_stem_match(rel, dump->rel_path);
+            if (len > best_len) {
+                best_len = len;
+                best = (long)i;
+            }
+        }
+        if (best >= 0)
+            return best;
+        if (count == 1)
+            return only;
+        if (count > 1)
+            return -1;
+    }
+    return -1;
+}
+
+static void group_take_dump(nl_catalog *cat, nl_catalog_profile *p, size_t i)
+{
+    p->dumps++;
+    if (p->dump < 0 || cat->files[i].size > cat->files[p->dump].size)
+        p->dump = (int)i;
+}
+
+static bool group_is_dump(const nl_catalog_file *f)
+{
+    return f->kind == NL_FILE_SHOW_SESSION_TEXT || f->kind == NL_FILE_SHOW_SESSION_JSON;
+}
+
+static void group_attach_dump(nl_catalog *cat, nl_catalog_profile *p, size_t i)
+{
+    if (cat->files[i].kind == NL_FILE_SHOW_SESSION_TEXT)
+        group_take_dump(cat, p, i);
+    else if (p->dump_json < 0)
+        p->dump_json = (int)i;
+}
+
+/* The only device profile of dump i's directory that owns no dump, when there is exactly one; else -1. */
+static long group_dump_fallback(const nl_catalog *cat, size_t i)
+{
+    long only = -1;
+    for (size_t k = 0; k < cat->profile_count; k++) {
+        const nl_catalog_profile *p = &cat->profiles[k];
+        if (!group_is_device(p) || p->dumps || p->dump_json >= 0 ||
+            !group_same_dir(cat->files[p->file].rel_path, cat->files[i].rel_path))
+            continue;
+        if (only >= 0)
+            return -1;
+        only = (long)k;
+    }
+    return only;
+}
+
+/* attached[i] = dump i now belongs to a device profile (by name, else as the one dump left beside the one
+ * profile left without any). */
+static void group_attach_dumps(nl_catalog *cat, bool *attached)
+{
+    for (size_t i = 0; i < cat->file_count; i++) {
+        if (!group_is_dump(&cat->files[i]))
+            continue;
+        long owner = group_dump_owner(cat, &cat->files[i]);
+        if (owner >= 0) {
+            group_attach_dump(cat, &cat->profiles[owner], i);
+            attached[i] = true;
+        }
+    }
+    size_t n = cat->file_count;
+    long *fallback = malloc((n ? n : 1) * sizeof *fallback);
+    if (!fallback)
+        abort();
+    for (size_t i = 0; i < n; i++) /* decided before any is taken, so the order of dumps does not matter */
+        fallback[i] = group_is_dump(&cat->files[i]) && !attached[i] ? group_dump_fallback(cat, i) : -1;
+    for (size_t i = 0; i < n; i++)
+        if (fallback[i] >= 0) {
+            nl_catalog_profile *p = &cat->profiles[fallback[i]];
+            group_attach_dump(cat, p, i);
+            p->dump_by_dir = true;
+            attached[i] = true;
+        }
+    free(fallback);
+}
+
+/* ---- 6. Parquet directories ------------------------------------------------------------------------- */
 
 static bool group_is_dir(const nl_catalog_profile *q, const char *rel, size_t dl)
 {
@@ -492,13 +660,47 @@ static void group_parquet(nl_catalog *cat)
     }
 }
 
+/* ---- 8. a file root: keep what uses it -------------------------------------------------------------- */
+
+static bool group_profile_uses(const nl_catalog_profile *p, int file)
+{
+    return p->file == file || p->ntff == file || p->neff == file || p->json_export == file || p->dump == file ||
+           p->dump_json == file || p->mismatched_neff == file;
+}
+
+/* Drop the profiles that do not use the root file, and the notes about companion files no kept profile
+ * uses (a NEFF beside the root that pairs with nothing of it is not news). */
+static void group_focus(nl_catalog *cat, int focus)
+{
+    size_t kept = 0;
+    for (size_t k = 0; k < cat->profile_count; k++)
+        if (group_profile_uses(&cat->profiles[k], focus) || cat->files[focus].profile == (int)k)
+            cat->profiles[kept++] = cat->profiles[k];
+    cat->profile_count = kept;
+    for (size_t i = 0; i < cat->file_count; i++) /* indices changed: group_mark_files sets them again */
+        cat->files[i].profile = i == (size_t)focus && kept && cat->files[i].kind == NL_FILE_PARQUET ? 0 : -1;
+    size_t notes = 0;
+    for (size_t n = 0; n < cat->note_count; n++) {
+        const nl_catalog_note *note = &cat->notes[n];
+        long f = note->path ? nl_catalog_find_file(cat, note->path) : -1;
+        bool drop = f >= 0 && cat->files[f].companion;
+        for (size_t k = 0; drop && k < kept; k++)
+            drop = !group_profile_uses(&cat->profiles[k], (int)f);
+        if (!drop)
+            cat->notes[notes++] = *note;
+        else
+            cat->notes_by_code[note->code]--;
+    }
+    cat->note_count = notes;
+}
+
 /* ---- entry point ------------------------------------------------------------------------------------ */
 
 static void group_mark_files(nl_catalog *cat)
 {
     for (size_t k = 0; k < cat->profile_count; k++) {
         const nl_catalog_profile *p = &cat->profiles[k];
-        int idx[] = {p->ntff, p->neff, p->mismatched_neff, p->json_export};
+        int idx[] = {p->file, p->ntff, p->neff, p->mismatched_neff, p->json_export, p->dump};
         for (size_t j = 0; j < sizeof idx / sizeof idx[0]; j++)
             if (idx[j] >= 0 && cat->files[idx[j]].profile < 0)
                 cat->files[idx[j]].profile = (int)k;
@@ -513,7 +715,22 @@ void catalog_group(nl_catalog *cat)
         if (cat->files[i].kind == NL_FILE_JSON_EXPORT)
             group_attach_export(cat, i);
     group_note_unpaired(cat);
+    bool *attached = calloc(cat->file_count ? cat->file_count : 1, sizeof *attached);
+    if (!attached)
+        abort();
+    group_attach_dumps(cat, attached);
+    group_host_profiles(cat);
+    group_show_sessions(cat, attached);
+    free(attached);
     group_parquet(cat);
     group_dedup_ids(cat);
+    if (!cat->root_is_dir && cat->file_count) {
+        long focus = -1;
+        for (size_t i = 0; i < cat->file_count && focus < 0; i++)
+            focus = cat->files[i].companion ? -1 : (long)i;
+        if (focus >= 0)
+            group_focus(cat, (int)focus);
+    }
     group_mark_files(cat);
+    catalog_readiness(cat);
 }

@@ -1,5 +1,6 @@
 /* catalog_internal — state shared by catalog.c (walk, API), catalog_sniff.c (classification) and
- * catalog_group.c (ranks, pairing, profiles). Not for use outside those three files.
+ * catalog_group.c (ranks, pairing, profiles) and catalog_ready.c (readiness, choosing). Not for use outside
+ * those files.
  *
  * The nl_catalog owns one string pool; every `const char *` in its files, ranks, profiles and notes
  * points into it and dies with nl_catalog_free. Single-threaded while scanning. */
@@ -59,8 +60,11 @@ void catalog_note(nl_catalog *cat, nl_note_code code, nl_note_severity sev, cons
 /* catalog_sniff.c: classify file `i` (already walked) and read its identity. */
 void catalog_classify(nl_catalog *cat, size_t i);
 
-/* catalog_group.c: ranks, NEFF↔NTFF pairing, export attachment, profile ids. */
+/* catalog_group.c: ranks, NEFF↔NTFF pairing, export attachment, profiles of every kind, ids. */
 void catalog_group(nl_catalog *cat);
+
+/* catalog_ready.c: every profile's readiness per analysis (after catalog_group). */
+void catalog_readiness(nl_catalog *cat);
 
 /* Basename of a path (pointer into it). */
 const char *catalog_basename(const char *path);

@@ -362,10 +362,13 @@ static bool sniff_summary_text_header(const char *t, size_t n)
 
 static nl_file_kind sniff_text(const char *t, size_t n)
 {
+    /* the section headers are specific enough to name a dump even when binary bytes follow: the reader then
+     * reports the first bad byte with its offset, rather than the file passing as unknown */
+    if (sniff_has(t, n, "Instruction trace for ND") || sniff_has(t, n, "Collectives trace for CC-core"))
+        return NL_FILE_SHOW_SESSION_TEXT;
     if (!sniff_is_text(t, n))
         return NL_FILE_UNKNOWN;
-    if (sniff_has(t, n, "Instruction trace for ND") || sniff_has(t, n, "Collectives trace for CC-core") ||
-        sniff_has(t, n, "Model Name"))
+    if (sniff_has(t, n, "Model Name"))
         return NL_FILE_SHOW_SESSION_TEXT;
     if (sniff_summary_text_header(t, n) || sniff_has_total_time_line(t, n))
         return NL_FILE_SUMMARY_TEXT;
@@ -653,6 +656,27 @@ static void catalog_peek_export(sniff_ctx *s)
                      (unsigned long long)budget, (unsigned long long)f->size);
 }
 
+/* Whether an export ends where a JSON document ends: its last non-blank byte is the top-level '}'. Read from
+ * the tail, so a cut-off file of any size is found without reading it (the reader would find it too, at the
+ * end of a full read). */
+static void sniff_export_tail(sniff_ctx *s)
+{
+    nl_catalog_file *f = s->f;
+    char tail[64];
+    size_t want = f->size < sizeof tail ? (size_t)f->size : sizeof tail, got = 0;
+    if (f->gzipped || want == 0 || rdfile_pread(s->fd, tail, want, f->size - want, &got, f->path, NULL))
+        return;
+    while (got > 0 && (tail[got - 1] == ' ' || tail[got - 1] == '\n' || tail[got - 1] == '\r' || tail[got - 1] == '\t'))
+        got--;
+    if (got > 0 && tail[got - 1] == '}')
+        return;
+    f->complete = false;
+    catalog_note(s->cat, NL_NOTE_EXPORT_TRUNCATED, NL_NOTE_WARN, f->rel_path,
+                 "export again (neuron-profile view --output-format json) and copy the whole file",
+                 "the export is cut off: its %llu bytes end inside the JSON document, not with its closing '}'",
+                 (unsigned long long)f->size);
+}
+
 /* ---- entry point ------------------------------------------------------------------------------------ */
 
 static void sniff_validate(sniff_ctx *s)
@@ -668,7 +692,10 @@ static void sniff_validate(sniff_ctx *s)
         if (!sniff_parquet_magic(s))
             sniff_bad(s, "re-export the Parquet tables", "named .parquet but lacks the PAR1 magic at both ends");
         break;
-    case NL_FILE_JSON_EXPORT: catalog_peek_export(s); break;
+    case NL_FILE_JSON_EXPORT:
+        sniff_export_tail(s);
+        catalog_peek_export(s);
+        break;
     default: break;
     }
 }
@@ -677,6 +704,7 @@ void catalog_classify(nl_catalog *cat, size_t i)
 {
     nl_catalog_file *f = &cat->files[i];
     f->valid = true;
+    f->complete = true;
     nl_file_kind by_name = sniff_by_name(catalog_basename(f->rel_path));
     nl_error e;
     sniff_ctx s = {.cat = cat, .f = f, .fd = -1};

@@ -157,7 +157,7 @@ class CollectiveGaps(unittest.TestCase):
         self.assertEqual(out['shown'], 12)
         self.assertIs(out['truncated'], False)
         self.assertIsNone(out['next_cursor'])
-        self.assertEqual(out['profile']['kind'], 'show-session')
+        self.assertEqual(out['profile']['kind'], 'show_session')
         self.assertEqual(out['provenance']['show_session']['model_name'], '/opt/models/decoder-tp4/model.neff')
         self.assertIn('unverified_format', [q.get('code') for q in out['data_quality']])
         self.assertNotIn('raw_gaps', out)
@@ -288,7 +288,7 @@ class CollectiveGaps(unittest.TestCase):
         self.write('stems/profile_exec_3.show_session.txt', section(8, other))
         r = self.call({'path': d})
         self.assertIs(r['isError'], True)
-        self.assertIn('profile_exec_2 (has a show-session dump)', r['content'][0]['text'])
+        self.assertIn('pass "profile" with one of: profile_exec_2 (device), profile_exec_3 (device)', r['content'][0]['text'])
         out = self.ok({'path': d, 'profile': 'profile_exec_3'})
         self.assertEqual(out['provenance']['files']['show_session_text'], 'profile_exec_3.show_session.txt')
         self.assertEqual([l['latency_ns'] for l in out['layers']], [1500, 1550])
@@ -302,7 +302,8 @@ class CollectiveGaps(unittest.TestCase):
         d = os.path.join(self.dir, 'exportonly')
         self.write('exportonly/profile_exec_2.json', json.dumps(EXPORT))
         o = self.call({'path': d}, tool='orient')['structuredContent']
-        self.assertEqual(o['profiles'][0]['analyses']['collective-gaps'], 'needs_show_session_trace')
+        self.assertEqual(o['profiles'][0]['analyses']['collective-gaps'], 'unsupported')
+        self.assertEqual(o['next_calls'][0]['tool'], 'summary')  # ready for summary; collective-gaps would abstain
         out = self.ok({'path': d})
         self.assertEqual(out['status'], 'abstained')
         self.assertEqual(out['layers'], [])

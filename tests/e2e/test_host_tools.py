@@ -184,7 +184,8 @@ class HostTools(unittest.TestCase):
         out = self.ok('collective-gaps', {'path': self.kernels})
         self.assertEqual(out['profile']['kind'], 'framework')
         text = self.error('collective-gaps', {'path': self.capture, 'profile': 'rank7/system'})
-        self.assertIn('No device profile', text)  # not a host id: the show-session path answers
+        self.assertIn("no profile 'rank7/system'", text)  # one message for every kind, listing every profile
+        self.assertIn('rank0/system (system)', text)
 
     # -- trace-extract --------------------------------------------------------------------------------------
 
@@ -223,6 +224,7 @@ class HostTools(unittest.TestCase):
         self.assertIn('does not apply to kind framework', text)
         text = self.error('trace-extract', {'path': self.kernels, 'kind': 'system'})
         self.assertIn('No system profile', text)
+        self.assertIn('for kind system', text)
         text = self.error('trace-extract', {'path': self.capture, 'kind': 'system', 'engine': 'core77'})
         self.assertIn('core8, core9', text)
         text = self.error('trace-extract', {'path': self.capture, 'kind': 'gpu'})

@@ -204,7 +204,8 @@ class WarmCallsIssue6(unittest.TestCase):
                 self.assertEqual(r['structuredContent'], outs[0]['structuredContent'], tool)
 
     def test_a_rewritten_dump_is_parsed_again(self):
-        d = tempfile.mkdtemp(prefix='dump_', dir=self.dir)
+        d = tempfile.mkdtemp(prefix='dump_')  # not inside self.dir: a second dump there is a profile of its own
+        self.addCleanup(shutil.rmtree, d)
         path = os.path.join(d, 'trace.show_session.txt')
         with open(path, 'w') as f:
             f.write(make_dump(5))

@@ -194,9 +194,11 @@ class OrientOnSamples(unittest.TestCase):
         cap = os.path.join(SAMPLES, 'capture', 'i-0af76a70a6d3864dd_pid_713479')
         env = dict(os.environ, PATH='/usr/bin:/bin', NEURONLENS_NEURON_PROFILE='')
         rc, out, err = call('summary', {'path': cap}, env=env)
-        self.assertEqual(rc, 1)  # a capture dir holds a device and a system profile: the caller must choose
-        self.assertIn('rank0/profile_exec_2 (device, needs its JSON export)', out['message'])
-        self.assertIn('rank0/system (system)', out['message'])
+        self.assertEqual(rc, 0, err)  # the system profile is the only one summary can answer now: it is chosen,
+        self.assertEqual(out['profile']['id'], 'rank0/system')  # and the result says what else is there
+        notes = [q['problem'] for q in out['data_quality'] if 'no profile was named' in q['problem']]
+        self.assertEqual(len(notes), 1, out['data_quality'])
+        self.assertIn('rank0/profile_exec_2 (device, needs its JSON export)', notes[0])
         rc, out, err = call('summary', {'path': cap, 'profile': 'rank0/profile_exec_2'}, env=env)
         self.assertEqual(rc, 0, err)
         self.assertEqual(out['status'], 'abstained')

@@ -138,7 +138,8 @@ class SystemRows(unittest.TestCase):
         text = fails('trace-extract', {'path': CAPTURE, 'kind': 'system', 'profile': 'rank9/system'})
         self.assertIn('rank0/system (system)', text)
         text = fails('trace-extract', {'path': CAPTURE, 'kind': 'framework'})
-        self.assertIn('No framework trace', text)
+        self.assertIn('No framework profile', text)
+        self.assertIn('rank0/system (system)', text)
         text = fails('trace-extract', {'path': CAPTURE, 'kind': 'system', 'columns': ['type', 'opcode']})
         self.assertIn("'opcode' is not a column of kind system", text)
 
@@ -185,7 +186,7 @@ class FrameworkRows(unittest.TestCase):
         text = fails('trace-extract', {'path': CPU_ONLY, 'kind': 'framework', 'engine': 'tid:42'})
         self.assertIn('tid:3553', text)
         text = fails('trace-extract', {'path': KINETO, 'kind': 'framework'})
-        self.assertIn('holds 5 framework traces', text)
+        self.assertIn('holds 5 profiles', text)
         self.assertIn('cpu_only_rank34.pt.trace.json.gz (framework)', text)
         out = ok('trace-extract', {'path': CPU_ONLY, 'kind': 'framework', 'opcode': 'gloo:*', 'max_rows': 4})
         text = fails('trace-extract', {'path': CPU_ONLY, 'kind': 'framework', 'opcode': 'aten::*',
@@ -255,7 +256,8 @@ class CollectiveGaps(unittest.TestCase):
         self.assertIn('cc_running 0', out['abstained']['reason'])
         self.assertEqual(out['layers'], [])
         text = fails('collective-gaps', {'path': KINETO})
-        self.assertIn('holds 5 system profiles and framework traces', text)
+        self.assertIn('holds 5 profiles', text)
+        self.assertIn('compare_base.json.gz (framework)', text)
 
 
 def capture_with_trace(tmp, events, base=1773237645000000000):

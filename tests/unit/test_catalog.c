@@ -737,14 +737,49 @@ static void catalog_single_file_root_and_id_clash(void **state)
     assert_int_equal(count_notes(c, NL_NOTE_EXPORT_UNATTACHED, "d/a.json"), 1);
     nl_catalog_free(c);
 
+    /* the NTFF's own path: its same-stem export is looked at as a companion, but it belongs to another NEFF,
+     * so only the NTFF's profile is kept, and no note about the export */
     char *f = synth_path(t->dir, "d/a.ntff");
     nl_error e;
     c = nl_catalog_scan(f, NULL, &e);
     assert_non_null(c);
-    assert_int_equal(nl_catalog_file_count(c), 1);
-    assert_string_equal(nl_catalog_file_at(c, 0)->rel_path, "a.ntff");
-    assert_string_equal(nl_catalog_file_at(c, 0)->path, f);
-    profile(c, "a");
+    assert_int_equal(nl_catalog_file_count(c), 2);
+    assert_string_equal(nl_catalog_file_at(c, 1)->rel_path, "a.ntff");
+    assert_string_equal(nl_catalog_file_at(c, 1)->path, f);
+    assert_false(nl_catalog_file_at(c, 1)->companion);
+    assert_true(nl_catalog_file_at(c, 0)->companion);
+    assert_int_equal(nl_catalog_profile_count(c), 1);
+    assert_int_equal(profile(c, "a")->json_export, -1);
+    assert_int_equal(count_notes(c, NL_NOTE_EXPORT_UNATTACHED, "a.json"), 0);
+    nl_catalog_free(c);
+    free(f);
+}
+
+/* Passing an export's own path pairs it with the NTFF beside it, as passing the folder does. */
+static void catalog_export_path_links_the_ntff_beside_it(void **state)
+{
+    tree *t = *state;
+    put_neff(t, "e/model.neff", UUID_A, "model.neff");
+    put_neff(t, "e/other.neff", UUID_B, "other.neff");
+    put_ntff(t, "e/run.ntff", UUID_A, "model.neff");
+    put_str(t, "e/run.json", "{\"neff_header\":[{\"uuid\":\"" UUID_A_HEX "\"}],\"instruction\":[]}");
+    put_str(t, "e/unrelated.json", "{\"neff_header\":[{\"uuid\":\"" UUID_B_HEX "\"}],\"instruction\":[]}");
+    char *f = synth_path(t->dir, "e/run.json");
+    nl_error e;
+    nl_catalog *c = nl_catalog_scan(f, NULL, &e);
+    assert_non_null(c);
+    assert_int_equal(nl_catalog_profile_count(c), 1);
+    const nl_catalog_profile *p = profile(c, "run");
+    assert_int_equal(p->kind, NL_PROFILE_DEVICE);
+    assert_int_equal(p->json_export, nl_catalog_find_file(c, "run.json"));
+    assert_int_equal(p->ntff, nl_catalog_find_file(c, "run.ntff"));
+    assert_int_equal(p->export_link, NL_LINK_UUID);
+    assert_int_equal(p->pairing, NL_PAIR_OK);
+    assert_int_equal(p->neff, nl_catalog_find_file(c, "model.neff"));
+    assert_int_equal(nl_catalog_find_file(c, "unrelated.json"), -1); /* another stem: not a companion */
+    assert_int_equal(count_notes(c, NL_NOTE_EXPORT_UNATTACHED, NULL), 0);
+    assert_int_equal(count_notes(c, NL_NOTE_NEFF_WITHOUT_NTFF, "other.neff"), 0); /* a companion of nothing kept */
+    assert_int_equal(p->analyses[NL_ANALYSIS_SUMMARY].state, NL_READY);
     nl_catalog_free(c);
     free(f);
 }
@@ -753,6 +788,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(catalog_missing_path_is_not_found, tree_setup, tree_teardown),
+        cmocka_unit_test_setup_teardown(catalog_export_path_links_the_ntff_beside_it, tree_setup, tree_teardown),
         cmocka_unit_test_setup_teardown(catalog_symlink_loop_terminates_with_note, tree_setup, tree_teardown),
         cmocka_unit_test_setup_teardown(catalog_symlinked_file_is_listed_once, tree_setup, tree_teardown),
         cmocka_unit_test_setup_teardown(catalog_fifo_is_noted_and_never_opened, tree_setup, tree_teardown),
