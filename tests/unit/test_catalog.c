@@ -755,6 +755,93 @@ static void catalog_single_file_root_and_id_clash(void **state)
     free(f);
 }
 
+/* Profiles of every kind, named once, each with its readiness per analysis; choosing words every outcome the
+ * same way for every analysis. */
+static void catalog_every_kind_is_a_profile_with_readiness(void **state)
+{
+    tree *t = *state;
+    put_neff(t, "dev/model.neff", UUID_A, "model.neff");
+    put_ntff(t, "dev/run.ntff", UUID_A, "model.neff");
+    put_str(t, "dev/run.json", "{\"neff_header\":[{\"uuid\":\"" UUID_A_HEX "\"}],\"instruction\":[]}");
+    put_str(t, "dev/run.show_session.txt", "Collectives trace for CC-core 0\nTPB_TRIGGER 5 START\n");
+    put_ntff(t, "bare/lone.ntff", UUID_B, "other.neff");
+    put_str(t, "fw/trace.json", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1}]}");
+    put_str(t, "dumps/all.txt", "Collectives trace for CC-core 8\nTPB_TRIGGER 5 START\n");
+    put_str(t, "dumps/cycles.json", "{\"Name\":\"m.neff\",\"NeffNodes\":[]}");
+    put_str(t, "sums/s.json", "{\"n_0123456789abcdef0123456789abcdef01234567\":{\"total_time\":0.5}}");
+    put_str(t, "cut/cut.json", "{\"instruction\":[{\"timestamp\":1},");
+    nl_catalog *c = scan(t, NULL);
+    static const struct {
+        const char *id;
+        nl_profile_kind kind;
+        nl_readiness summary, extract, attribution, gaps;
+    } want[] = {
+        {"bare/lone", NL_PROFILE_DEVICE, NL_NEEDS_EXPORT, NL_NEEDS_EXPORT, NL_NEEDS_EXPORT, NL_NEEDS_EXPORT},
+        {"dev/run", NL_PROFILE_DEVICE, NL_READY, NL_READY, NL_READY, NL_READY},
+        {"cut/cut", NL_PROFILE_EXPORT_ONLY, NL_UNSUPPORTED, NL_UNSUPPORTED, NL_UNSUPPORTED, NL_UNSUPPORTED},
+        {"fw/trace.json", NL_PROFILE_FRAMEWORK, NL_READY, NL_READY, NL_UNSUPPORTED, NL_READY},
+        {"sums/s.json", NL_PROFILE_SUMMARY_JSON, NL_READY, NL_UNSUPPORTED, NL_UNSUPPORTED, NL_UNSUPPORTED},
+        {"dumps/all.txt", NL_PROFILE_SHOW_SESSION, NL_UNSUPPORTED, NL_UNSUPPORTED, NL_UNSUPPORTED, NL_READY},
+        {"dumps/cycles.json", NL_PROFILE_SHOW_SESSION, NL_UNSUPPORTED, NL_UNSUPPORTED, NL_UNSUPPORTED, NL_UNSUPPORTED},
+    };
+    assert_int_equal(nl_catalog_profile_count(c), sizeof want / sizeof want[0]); /* the owned dump is no profile */
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const nl_catalog_profile *p = profile(c, want[i].id);
+        assert_int_equal(p->kind, want[i].kind);
+        assert_int_equal(p->analyses[NL_ANALYSIS_SUMMARY].state, want[i].summary);
+        assert_int_equal(p->analyses[NL_ANALYSIS_TRACE_EXTRACT].state, want[i].extract);
+        assert_int_equal(p->analyses[NL_ANALYSIS_KERNEL_ATTRIBUTION].state, want[i].attribution);
+        assert_int_equal(p->analyses[NL_ANALYSIS_COLLECTIVE_GAPS].state, want[i].gaps);
+        for (int a = 0; a < NL_ANALYSIS_COUNT; a++) /* every state but ready says why */
+            assert_true((p->analyses[a].state == NL_READY) == (p->analyses[a].reason == NULL));
+    }
+    const nl_catalog_profile *dev = profile(c, "dev/run");
+    assert_int_equal(dev->dump, nl_catalog_find_file(c, "dev/run.show_session.txt"));
+    assert_true(profile(c, "cut/cut")->analyses[NL_ANALYSIS_SUMMARY].broken);
+    assert_string_equal(nl_profile_kind_family(NL_PROFILE_SUMMARY_JSON), "device");
+
+    nl_choice ch;
+    assert_int_equal(nl_catalog_choose(c, "dev/run", NL_ANALYSIS_SUMMARY, NULL, NULL, &ch), 0);
+    assert_ptr_equal(ch.profile, dev);
+    assert_int_equal(nl_catalog_choose(c, "sums/s.json#n_0123456789abcdef0123456789abcdef01234567", NL_ANALYSIS_SUMMARY,
+                                       NULL, NULL, &ch), 0);
+    assert_int_equal(ch.profile->kind, NL_PROFILE_SUMMARY_JSON);
+    /* an unknown id: the same list of every profile with its kind, whatever the analysis */
+    char first[NL_CHOICE_MESSAGE_MAX];
+    for (int a = 0; a < NL_ANALYSIS_COUNT; a++) {
+        assert_int_equal(nl_catalog_choose(c, "nope", (nl_analysis)a, NULL, NULL, &ch), -1);
+        assert_int_equal(ch.status, NL_CHOICE_UNKNOWN);
+        const char *list = strstr(ch.message, "Profiles there: ");
+        assert_non_null(list);
+        if (a == 0)
+            snprintf(first, sizeof first, "%s", list);
+        assert_string_equal(list, first);
+    }
+    assert_non_null(strstr(first, "dumps/all.txt (show-session dump), dumps/cycles.json (show-session dump)"));
+    assert_non_null(strstr(first, "bare/lone (device, needs its JSON export)"));
+    /* no id: several profiles are ready for summary */
+    assert_int_equal(nl_catalog_choose(c, NULL, NL_ANALYSIS_SUMMARY, NULL, NULL, &ch), -1);
+    assert_int_equal(ch.status, NL_CHOICE_AMBIGUOUS);
+    assert_non_null(strstr(ch.message, "holds 7 profiles; pass \"profile\" with one of: "));
+    /* a family narrows the choice; the only one there is chosen */
+    assert_int_equal(nl_catalog_choose(c, NULL, NL_ANALYSIS_TRACE_EXTRACT, "framework", "kind framework", &ch), 0);
+    assert_string_equal(ch.profile->id, "fw/trace.json");
+    assert_non_null(strstr(ch.note, "fw/trace.json is the only profile"));
+    assert_int_equal(nl_catalog_choose(c, NULL, NL_ANALYSIS_TRACE_EXTRACT, "system", "kind system", &ch), -1);
+    assert_int_equal(ch.status, NL_CHOICE_NONE);
+    assert_non_null(strstr(ch.message, "No system profile at "));
+    assert_non_null(strstr(ch.message, " for kind system. Profiles there: "));
+    assert_int_equal(nl_catalog_choose(c, "fw/trace.json", NL_ANALYSIS_TRACE_EXTRACT, "system", "kind system", &ch), -1);
+    assert_non_null(strstr(ch.message, "is a framework profile, not a system profile as kind system"));
+    /* an id the analysis cannot read: unsupported, with the reason and the fix */
+    assert_int_equal(nl_catalog_choose(c, "fw/trace.json", NL_ANALYSIS_KERNEL_ATTRIBUTION, NULL, NULL, &ch), -1);
+    assert_int_equal(ch.status, NL_CHOICE_UNSUPPORTED);
+    assert_ptr_equal(ch.profile, profile(c, "fw/trace.json"));
+    assert_non_null(strstr(ch.message, "kernel-attribution cannot answer for profile fw/trace.json (framework): a "
+                                       "PyTorch trace holds framework events, not device instructions."));
+    nl_catalog_free(c);
+}
+
 /* Passing an export's own path pairs it with the NTFF beside it, as passing the folder does. */
 static void catalog_export_path_links_the_ntff_beside_it(void **state)
 {
@@ -789,6 +876,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(catalog_missing_path_is_not_found, tree_setup, tree_teardown),
         cmocka_unit_test_setup_teardown(catalog_export_path_links_the_ntff_beside_it, tree_setup, tree_teardown),
+        cmocka_unit_test_setup_teardown(catalog_every_kind_is_a_profile_with_readiness, tree_setup, tree_teardown),
         cmocka_unit_test_setup_teardown(catalog_symlink_loop_terminates_with_note, tree_setup, tree_teardown),
         cmocka_unit_test_setup_teardown(catalog_symlinked_file_is_listed_once, tree_setup, tree_teardown),
         cmocka_unit_test_setup_teardown(catalog_fifo_is_noted_and_never_opened, tree_setup, tree_teardown),
