@@ -22,39 +22,51 @@ static int id_is_valid(const json_t *id)
     return json_is_string(id) || json_is_integer(id);
 }
 
-static void classify(rpc_message *msg)
+/* Why `msg` is not a valid JSON-RPC message, or NULL when it is one (msg->id is set when it has a valid id). */
+static const char *classify_problem(rpc_message *msg)
 {
     json_t *root = msg->root;
     if (json_is_array(root))
-        return set_invalid(msg, RPC_INVALID_REQUEST,
-                           "Invalid Request: JSON-RPC batches are not supported (removed in MCP 2025-06-18); "
-                           "send one message per line");
+        return "Invalid Request: JSON-RPC batches are not supported (removed in MCP 2025-06-18); "
+               "send one message per line";
     if (!json_is_object(root))
-        return set_invalid(msg, RPC_INVALID_REQUEST, "Invalid Request: a message must be a JSON object");
+        return "Invalid Request: a message must be a JSON object";
     json_t *id = json_object_get(root, "id");
     if (id && id_is_valid(id))
         msg->id = id;
     const json_t *version = json_object_get(root, "jsonrpc");
     if (!json_is_string(version) || strcmp(json_string_value(version), "2.0"))
-        return set_invalid(msg, RPC_INVALID_REQUEST, "Invalid Request: \"jsonrpc\" must be \"2.0\"");
+        return "Invalid Request: \"jsonrpc\" must be \"2.0\"";
     if (id && !id_is_valid(id))
-        return set_invalid(msg, RPC_INVALID_REQUEST, "Invalid Request: \"id\" must be a string or an integer");
+        return "Invalid Request: \"id\" must be a string or an integer";
     const json_t *method = json_object_get(root, "method");
-    if (!method) {
-        if (id && (json_object_get(root, "result") || json_object_get(root, "error"))) {
-            msg->kind = RPC_KIND_RESPONSE;
-            return;
-        }
-        return set_invalid(msg, RPC_INVALID_REQUEST, "Invalid Request: missing \"method\"");
-    }
+    if (!method && id && (json_object_get(root, "result") || json_object_get(root, "error")))
+        return NULL; /* a response */
+    if (!method)
+        return "Invalid Request: missing \"method\"";
     if (!json_is_string(method))
-        return set_invalid(msg, RPC_INVALID_REQUEST, "Invalid Request: \"method\" must be a string");
+        return "Invalid Request: \"method\" must be a string";
     json_t *params = json_object_get(root, "params");
     if (params && !json_is_object(params) && !json_is_array(params))
-        return set_invalid(msg, RPC_INVALID_REQUEST, "Invalid Request: \"params\" must be an object");
+        return "Invalid Request: \"params\" must be an object";
+    return NULL;
+}
+
+static void classify(rpc_message *msg)
+{
+    const char *problem = classify_problem(msg);
+    if (problem) {
+        set_invalid(msg, RPC_INVALID_REQUEST, problem);
+        return;
+    }
+    json_t *root = msg->root, *method = json_object_get(root, "method");
+    if (!method) {
+        msg->kind = RPC_KIND_RESPONSE;
+        return;
+    }
     msg->method = json_string_value(method);
-    msg->params = params;
-    msg->kind = id ? RPC_KIND_REQUEST : RPC_KIND_NOTIFICATION;
+    msg->params = json_object_get(root, "params");
+    msg->kind = json_object_get(root, "id") ? RPC_KIND_REQUEST : RPC_KIND_NOTIFICATION;
 }
 
 void rpc_parse(const char *line, size_t len, rpc_message *msg)

@@ -35,7 +35,7 @@ void name_list_add(name_list *l, const char *name)
     if (w < 0 || (size_t)w + l->reserve >= l->cap - l->used) {
         l->buf[l->used] = '\0';
         if (l->cap - l->used >= sizeof NAME_LIST_MORE)
-            strcpy(l->buf + l->used, l->used ? NAME_LIST_MORE : NAME_LIST_MORE + 2);
+            strcpy(l->buf + l->used, &NAME_LIST_MORE[l->used ? 0 : 2]); /* no ", " before the first name */
         l->full = true;
         return;
     }

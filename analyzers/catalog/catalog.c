@@ -86,6 +86,7 @@ const char *catalog_strdup(nl_catalog *cat, const char *s)
     return p;
 }
 
+__attribute__((format(printf, 2, 0)))
 static const char *catalog_vprintf(nl_catalog *cat, const char *fmt, va_list ap)
 {
     if (!fmt) /* never true; tells gcc's -Wformat-truncation (under -fsanitize) that fmt is not NULL */
