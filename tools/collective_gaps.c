@@ -23,6 +23,7 @@
 #include "tool_common.h"
 #include "collective_gaps_host.h"
 #include "gaps.h"
+#include "gaps_render.h"
 #include "memo.h"
 #include "model_cache.h"
 #include "select.h"
@@ -35,11 +36,6 @@
 #include <string.h>
 
 #define CG_DEFAULT_ROWS 20
-#define CG_CURSOR_PREFIX "cgaps"
-#define CG_CORES_LISTED 16
-#define CG_OUTLIERS_LISTED 20
-#define CG_RAW_GAPS_MAX 128
-#define CG_LAYER_GAPS_MAX 8                      /* per-layer gaps_ns shown when collectives_per_layer ≤ this */
 #define CG_EXPORT_LOAD_MAX_BYTES (64u << 20)     /* an export this small is read for its total time */
 #define CG_DEFAULT_BUDGET 24576u
 #define CG_BUDGET_MARGIN 2048u                   /* room for the envelope and the text block */
@@ -168,8 +164,7 @@ static json_t *cg_provenance(const cg_call *c)
 
 static void cg_abstain(cg_call *c, const char *reason, const char *fix)
 {
-    json_object_set_new(c->out, "status", json_string("abstained"));
-    json_object_set_new(c->out, "abstained", json_pack("{s:s, s:s}", "reason", reason, "fix", fix));
+    gaps_render_abstained(c->out, reason, fix);
 }
 
 static void cg_fix_command(const cg_call *c, char *out, size_t cap)
@@ -406,163 +401,6 @@ static int cg_compute(cg_call *c, nl_tool_result *res)
 
 /* ---- shaping ---------------------------------------------------------------------------------------- */
 
-static json_t *cg_ratio(double v)
-{
-    return json_real(round(v * 1e4) / 1e4);
-}
-
-static json_t *cg_layer_json(const gaps_result *r, size_t k)
-{
-    const gaps_layer *ly = &r->layers[k];
-    json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:o, s:b, s:b}", "layer", (json_int_t)k, "latency_ns",
-                          (json_int_t)ly->latency_ns, "start_ns", (json_int_t)ly->start_ns, "end_ns",
-                          (json_int_t)ly->end_ns, "ratio_to_median", cg_ratio(ly->ratio_to_median), "outlier", ly->outlier,
-                          "warmup", k == 0);
-    if (r->per_layer <= CG_LAYER_GAPS_MAX) {
-        json_t *g = json_array();
-        for (size_t j = 0; j < r->per_layer; j++)
-            json_array_append_new(g, json_integer(r->gaps[ly->first_gap - 1 + j]));
-        json_object_set_new(o, "gaps_ns", g);
-    }
-    return o;
-}
-
-static json_t *cg_cores_json(const gaps_result *r)
-{
-    json_t *arr = json_array();
-    for (size_t i = 0; i < r->core_count && i < CG_CORES_LISTED; i++) {
-        json_t *o = json_pack("{s:I, s:I, s:b}", "cc_core", (json_int_t)r->cores[i].id, "trigger_starts",
-                              (json_int_t)r->cores[i].triggers, "used", r->cores[i].id == r->cc_core);
-        if (r->cores[i].phase_less)
-            json_object_set_new(o, "phase_less", json_true());
-        json_array_append_new(arr, o);
-    }
-    return json_pack("{s:I, s:o, s:b}", "total", (json_int_t)r->core_count, "listed", arr, "truncated",
-                     r->core_count > CG_CORES_LISTED);
-}
-
-static json_t *cg_mapping_json(const gaps_result *r)
-{
-    json_t *fit = json_pack("{s:o, s:s, s:b, s:o}", "fit", r->has_fit ? cg_ratio(r->fit) : json_null(), "confidence",
-                            r->confidence, "uniform_gaps", r->uniform, "better_period",
-                            r->better_period ? json_integer(r->better_period) : json_null());
-    if (r->better_period)
-        json_object_set_new(fit, "better_period_fit", cg_ratio(r->better_period_fit));
-    json_t *codes = json_array();
-    for (size_t i = 0; i < r->problem_count; i++)
-        if (r->problems[i].breaks_mapping)
-            json_array_append_new(codes, json_string(r->problems[i].code));
-    return json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:o, s:o}", "consistent", r->consistent, "triggers",
-                     (json_int_t)r->trigger_count, "gaps", (json_int_t)r->gap_count, "prologue_gaps",
-                     (json_int_t)r->skip_prologue, "collectives_per_layer", (json_int_t)r->per_layer, "layers",
-                     (json_int_t)r->layer_count, "leftover_gaps", (json_int_t)r->leftover_gaps, "reordered", r->reordered,
-                     "periodicity", fit, "broken_by", codes);
-}
-
-static json_t *cg_raw_gaps_json(const gaps_result *r, size_t offset, size_t end, size_t cap)
-{
-    size_t first = offset == 0 ? 1 : r->skip_prologue + 1 + (size_t)r->per_layer * offset;
-    size_t last = end >= r->layer_count ? r->gap_count : r->skip_prologue + (size_t)r->per_layer * end;
-    json_t *arr = json_array();
-    size_t shown = 0;
-    for (size_t i = first; i <= last && shown < cap; i++, shown++) {
-        int64_t layer = gaps_gap_layer(r, i);
-        json_array_append_new(arr, json_pack("{s:I, s:I, s:I, s:o, s:s}", "gap", (json_int_t)i, "ns", (json_int_t)r->gaps[i - 1],
-                                             "from_ns", (json_int_t)r->times[i - 1], "layer",
-                                             layer >= 0 ? json_integer(layer) : json_null(), "role",
-                                             layer == -1 ? "prologue" : layer == -2 ? "leftover" : "layer"));
-    }
-    return json_pack("{s:s, s:I, s:I, s:I, s:b, s:o}", "note", "shown because the mapping is inconsistent: the gaps of "
-                     "this page's layers (and the prologue / leftover gaps at the ends), numbered from 1",
-                     "total", (json_int_t)r->gap_count, "first_gap", (json_int_t)first, "last_gap",
-                     (json_int_t)(shown ? first + shown - 1 : 0), "truncated", first + shown <= last, "gaps", arr);
-}
-
-static json_t *cg_irregular_json(const gaps_result *r)
-{
-    json_t *arr = json_array();
-    for (size_t i = 0; i < r->irregular_listed; i++)
-        json_array_append_new(arr, json_pack("{s:I, s:I, s:I, s:s}", "gap", (json_int_t)r->irregular[i].gap, "ns",
-                                             (json_int_t)r->irregular[i].ns, "from_ns",
-                                             (json_int_t)r->times[r->irregular[i].gap - 1], "looks",
-                                             r->irregular[i].kind == GAPS_GAP_LONG
-                                                 ? "long: two merged gaps? (a trigger missing here, or the mapping is shifted)"
-                                                 : "short: a split gap? (an extra or duplicated trigger)"));
-    return json_pack("{s:I, s:o}", "total", (json_int_t)r->irregular_count, "listed", arr);
-}
-
-static void cg_stats(cg_call *c)
-{
-    const gaps_result *r = c->gr;
-    json_t *o = c->out;
-    bool any = r->layer_count > 0;
-    json_object_set_new(o, "median_ns", any ? json_integer(r->median_ns) : json_null());
-    json_object_set_new(o, "p90_ns", any ? json_integer(r->p90_ns) : json_null());
-    json_object_set_new(o, "min_ns", any ? json_integer(r->min_ns) : json_null());
-    json_object_set_new(o, "max_ns", any ? json_integer(r->max_ns) : json_null());
-    json_object_set_new(o, "steady_state_median_ns", r->has_steady ? json_integer(r->steady_median_ns) : json_null());
-    json_object_set_new(o, "statistics", json_string("median: middle layer (mean of the two middle ones, rounded down); "
-                                                     "p90: nearest rank ceil(0.9 L); steady state: layers 1..L-1"));
-    char rule[160];
-    snprintf(rule, sizeof rule, "layer >= 1 with latency_ns > %.2g x median_ns (layer 0 is judged as the warm-up layer)",
-             r->outlier_k);
-    json_object_set_new(o, "outlier_rule", json_string(rule));
-    json_t *outliers = json_array();
-    for (size_t k = 0; k < r->layer_count && json_array_size(outliers) < CG_OUTLIERS_LISTED; k++)
-        if (r->layers[k].outlier)
-            json_array_append_new(outliers, json_pack("{s:I, s:I, s:o}", "layer", (json_int_t)k, "latency_ns",
-                                                      (json_int_t)r->layers[k].latency_ns, "ratio_to_median",
-                                                      cg_ratio(r->layers[k].ratio_to_median)));
-    json_object_set_new(o, "outliers", outliers);
-    json_object_set_new(o, "outliers_total", json_integer((json_int_t)r->outlier_count));
-    if (r->has_steady)
-        json_object_set_new(o, "warmup_layer", json_pack("{s:i, s:I, s:o, s:b, s:s}", "layer", 0, "latency_ns",
-                                                         (json_int_t)r->layers[0].latency_ns, "ratio_to_steady_median",
-                                                         cg_ratio(r->warmup_ratio), "slow", r->warmup_slow, "reading",
-                                                         r->warmup_slow ? "layer 0 pays for weights nothing prefetched; "
-                                                                          "quote steady_state_median_ns as the per-layer latency"
-                                                                        : "layer 0 is not slower than the others"));
-    else
-        json_object_set_new(o, "warmup_layer", json_null());
-    json_t *totals = json_pack("{s:I, s:I, s:o, s:o, s:o, s:o}", "layers_sum_ns", (json_int_t)r->layers_sum_ns, "window_ns",
-                               (json_int_t)r->window_ns, "total_time_ns",
-                               r->has_total_time ? json_integer(r->total_time_ns) : json_null(), "total_time_source",
-                               c->has_total ? json_string(c->total_source) : json_null(), "layers_to_total",
-                               r->has_total_time ? cg_ratio(r->layers_to_total) : json_null(), "window_to_total",
-                               r->has_total_time ? cg_ratio(r->window_to_total) : json_null());
-    json_object_set_new(o, "totals", totals);
-}
-
-static void cg_problems_quality(cg_call *c)
-{
-    const gaps_result *r = c->gr;
-    for (size_t i = 0; i < r->problem_count; i++)
-        cg_quality_code(c, r->problems[i].code, r->problems[i].severity == GAPS_WARNING ? "warning" : "info",
-                        r->problems[i].text, r->problems[i].fix, NULL);
-}
-
-/* The page [offset, offset + rows) of layers, with raw gaps when the mapping is inconsistent. */
-static void cg_page(cg_call *c, size_t rows, size_t raw_cap)
-{
-    const gaps_result *r = c->gr;
-    size_t total = r->layer_count, end = c->offset + rows < total ? c->offset + rows : total;
-    json_t *layers = json_array();
-    for (size_t k = c->offset; k < end; k++)
-        json_array_append_new(layers, cg_layer_json(r, k));
-    json_object_set_new(c->out, "layers", layers);
-    json_object_set_new(c->out, "total", json_integer((json_int_t)total));
-    json_object_set_new(c->out, "shown", json_integer((json_int_t)(end - c->offset)));
-    json_object_set_new(c->out, "truncated", json_boolean(end < total));
-    char tag[64], next[96];
-    snprintf(tag, sizeof tag, CG_CURSOR_PREFIX "-%u-%u-%u", r->cc_core, r->per_layer, r->skip_prologue);
-    shape_cursor_make(next, sizeof next, tag, end);
-    json_object_set_new(c->out, "next_cursor", end < total ? json_string(next) : json_null());
-    if (!r->consistent)
-        json_object_set_new(c->out, "raw_gaps", cg_raw_gaps_json(r, c->offset, end, raw_cap));
-    else
-        json_object_del(c->out, "raw_gaps");
-}
-
 static size_t cg_budget(const cg_call *c)
 {
     size_t b = c->call->byte_budget ? c->call->byte_budget : CG_DEFAULT_BUDGET;
@@ -571,44 +409,10 @@ static size_t cg_budget(const cg_call *c)
 
 static int cg_shape(cg_call *c, nl_tool_result *res)
 {
-    const gaps_result *r = c->gr;
-    char tag[64];
-    snprintf(tag, sizeof tag, CG_CURSOR_PREFIX "-%u-%u-%u", r->cc_core, r->per_layer, r->skip_prologue);
-    if (c->cursor && shape_cursor_parse(c->cursor, tag, &c->offset))
-        return nl_tool_result_error(res, "Invalid arguments for collective-gaps — arguments.cursor: not a cursor of this "
-                                    "CC-core and mapping (expected %s.<n>); call again without a cursor to start from "
-                                    "layer 0.", tag), -1;
-    if (c->offset > r->layer_count || (c->offset == r->layer_count && c->offset > 0))
-        return nl_tool_result_error(res, "Invalid arguments for collective-gaps — arguments.cursor: beyond the last layer "
-                                    "(%zu layers).", r->layer_count), -1;
-    json_object_set_new(c->out, "status", json_string(r->consistent ? "complete" : "inconsistent"));
-    json_object_set_new(c->out, "cc_core", json_integer(r->cc_core));
-    json_object_set_new(c->out, "cc_core_choice", json_string(r->forced ? "forced by the cc_core argument"
-                                                                        : "automatic: most TPB_TRIGGER START events, ties to the highest index"));
-    json_object_set_new(c->out, "cc_cores", cg_cores_json(r));
-    json_object_set_new(c->out, "collectives_per_layer", json_integer(r->per_layer));
-    json_object_set_new(c->out, "skip_prologue_gaps", json_integer(r->skip_prologue));
-    json_object_set_new(c->out, "mapping", cg_mapping_json(r));
-    cg_stats(c);
-    if (r->irregular_count)
-        json_object_set_new(c->out, "irregular_gaps", cg_irregular_json(r));
-    cg_problems_quality(c);
-    size_t rows = c->max_rows, raw_cap = CG_RAW_GAPS_MAX, budget = cg_budget(c);
-    for (;;) {
-        cg_page(c, rows, raw_cap);
-        char *s = json_dumps(c->out, JSON_COMPACT);
-        size_t len = s ? strlen(s) : 0;
-        free(s);
-        if (len <= budget)
-            return 0;
-        if (rows > 1)
-            rows /= 2;
-        else if (raw_cap > 8)
-            raw_cap /= 2;
-        else
-            return nl_tool_result_error(res, "Even one layer of collective-gaps does not fit the %zu-byte result budget; "
-                                        "raise the server's response limit.", budget), -1;
-    }
+    gaps_render_source src = {.lane_word = "CC-core",
+                              .choice_auto = "automatic: most TPB_TRIGGER START events, ties to the highest index",
+                              .has_total = c->has_total, .total_source = c->total_source};
+    return gaps_render(c->gr, &src, c->cursor, c->max_rows, cg_budget(c), c->out, &c->offset, res);
 }
 
 static void cg_text(cg_call *c, nl_tool_result *res)
@@ -696,17 +500,6 @@ static int collective_gaps_run(const json_t *args, nl_call *call, nl_tool_result
             if (rc == 0 && c.gr)
                 rc = cg_shape(&c, res);
         }
-    }
-    if (rc == 0 && !json_object_get(c.out, "layers")) { /* abstained */
-        json_object_set_new(c.out, "layers", json_array());
-        json_object_set_new(c.out, "total", json_integer(0));
-        json_object_set_new(c.out, "shown", json_integer(0));
-        json_object_set_new(c.out, "truncated", json_false());
-        json_object_set_new(c.out, "next_cursor", json_null());
-        json_object_set_new(c.out, "cc_core", json_null());
-        json_object_set_new(c.out, "median_ns", json_null());
-        json_object_set_new(c.out, "p90_ns", json_null());
-        json_object_set_new(c.out, "outliers", json_array());
     }
     if (rc == 0) {
         cg_text(&c, res);

@@ -12,6 +12,7 @@
 #include "collective_gaps_host.h"
 #include "gaps.h"
 #include "gaps_host.h"
+#include "gaps_render.h"
 #include "scan.h"
 #include "shape.h"
 
@@ -21,11 +22,6 @@
 #include <string.h>
 
 #define CH_DEFAULT_ROWS 20
-#define CH_CURSOR_PREFIX "cgaps"
-#define CH_LANES_LISTED 16
-#define CH_OUTLIERS_LISTED 20
-#define CH_LAYER_GAPS_MAX 8
-#define CH_RAW_GAPS_MAX 64
 #define CH_DEFAULT_BUDGET 24576u
 #define CH_BUDGET_MARGIN 2048u
 
@@ -52,11 +48,6 @@ static const char *ch_name(const ch_call *c, uint32_t id)
 {
     const char *s = c->sm ? strtab_str(system_model_strings(c->sm), id, NULL) : framework_model_str(c->fm, id, NULL);
     return s ? s : "";
-}
-
-static json_t *ch_ratio(double v)
-{
-    return json_real(round(v * 1e4) / 1e4);
 }
 
 static void ch_quality(ch_call *c, const char *code, const char *severity, const char *problem, const char *fix)
@@ -144,17 +135,7 @@ static void ch_abstain(ch_call *c)
         fix = "Profile a distributed run (torch.distributed collectives) with ProfilerActivity.CPU and the device "
               "activity; for Neuron devices, use the capture's system profile (rank<N>/system) or a show-session dump.";
     }
-    json_object_set_new(c->out, "status", json_string("abstained"));
-    json_object_set_new(c->out, "abstained", json_pack("{s:s, s:s}", "reason", reason, "fix", fix));
-    json_object_set_new(c->out, "layers", json_array());
-    json_object_set_new(c->out, "total", json_integer(0));
-    json_object_set_new(c->out, "shown", json_integer(0));
-    json_object_set_new(c->out, "truncated", json_false());
-    json_object_set_new(c->out, "next_cursor", json_null());
-    json_object_set_new(c->out, "cc_core", json_null());
-    json_object_set_new(c->out, "median_ns", json_null());
-    json_object_set_new(c->out, "p90_ns", json_null());
-    json_object_set_new(c->out, "outliers", json_array());
+    gaps_render_abstained(c->out, reason, fix);
 }
 
 /* ---- computing -------------------------------------------------------------------------------------- */
@@ -202,24 +183,9 @@ static int ch_compute(ch_call *c, nl_tool_result *res)
 
 /* ---- shaping ---------------------------------------------------------------------------------------- */
 
-static json_t *ch_layer_json(const gaps_result *r, size_t k)
+static json_t *ch_lane_label(const void *ctx, uint32_t id)
 {
-    const gaps_layer *ly = &r->layers[k];
-    json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:o, s:b, s:b}", "layer", (json_int_t)k, "latency_ns",
-                          (json_int_t)ly->latency_ns, "start_ns", (json_int_t)ly->start_ns, "end_ns",
-                          (json_int_t)ly->end_ns, "ratio_to_median", ch_ratio(ly->ratio_to_median), "outlier",
-                          ly->outlier, "warmup", k == 0);
-    if (r->per_layer <= CH_LAYER_GAPS_MAX) {
-        json_t *g = json_array();
-        for (size_t j = 0; j < r->per_layer; j++)
-            json_array_append_new(g, json_integer(r->gaps[ly->first_gap - 1 + j]));
-        json_object_set_new(o, "gaps_ns", g);
-    }
-    return o;
-}
-
-static json_t *ch_lane_label(const ch_call *c, uint32_t id)
-{
+    const ch_call *c = ctx;
     for (size_t i = 0; i < c->in.count; i++) {
         const gaps_host_lane *l = &c->in.lanes[i];
         if (l->id != id)
@@ -236,145 +202,18 @@ static json_t *ch_lane_label(const ch_call *c, uint32_t id)
     return json_null();
 }
 
-static json_t *ch_cores_json(const ch_call *c)
-{
-    const gaps_result *r = c->gr;
-    json_t *arr = json_array();
-    for (size_t i = 0; i < r->core_count && i < CH_LANES_LISTED; i++)
-        json_array_append_new(arr, json_pack("{s:I, s:I, s:b, s:o}", "cc_core", (json_int_t)r->cores[i].id,
-                                             "trigger_starts", (json_int_t)r->cores[i].triggers, "used",
-                                             r->cores[i].id == r->cc_core, "lane", ch_lane_label(c, r->cores[i].id)));
-    return json_pack("{s:I, s:o, s:b}", "total", (json_int_t)r->core_count, "listed", arr, "truncated",
-                     r->core_count > CH_LANES_LISTED);
-}
-
-static json_t *ch_mapping_json(const gaps_result *r)
-{
-    json_t *fit = json_pack("{s:o, s:s, s:b, s:o}", "fit", r->has_fit ? ch_ratio(r->fit) : json_null(), "confidence",
-                            r->confidence, "uniform_gaps", r->uniform, "better_period",
-                            r->better_period ? json_integer(r->better_period) : json_null());
-    if (r->better_period)
-        json_object_set_new(fit, "better_period_fit", ch_ratio(r->better_period_fit));
-    json_t *codes = json_array();
-    for (size_t i = 0; i < r->problem_count; i++)
-        if (r->problems[i].breaks_mapping)
-            json_array_append_new(codes, json_string(r->problems[i].code));
-    return json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:o, s:o}", "consistent", r->consistent, "triggers",
-                     (json_int_t)r->trigger_count, "gaps", (json_int_t)r->gap_count, "prologue_gaps",
-                     (json_int_t)r->skip_prologue, "collectives_per_layer", (json_int_t)r->per_layer, "layers",
-                     (json_int_t)r->layer_count, "leftover_gaps", (json_int_t)r->leftover_gaps, "reordered", r->reordered,
-                     "periodicity", fit, "broken_by", codes);
-}
-
-static void ch_stats(ch_call *c)
-{
-    const gaps_result *r = c->gr;
-    json_t *o = c->out;
-    bool any = r->layer_count > 0;
-    json_object_set_new(o, "median_ns", any ? json_integer(r->median_ns) : json_null());
-    json_object_set_new(o, "p90_ns", any ? json_integer(r->p90_ns) : json_null());
-    json_object_set_new(o, "min_ns", any ? json_integer(r->min_ns) : json_null());
-    json_object_set_new(o, "max_ns", any ? json_integer(r->max_ns) : json_null());
-    json_object_set_new(o, "steady_state_median_ns", r->has_steady ? json_integer(r->steady_median_ns) : json_null());
-    char rule[160];
-    snprintf(rule, sizeof rule, "layer >= 1 with latency_ns > %.2g x median_ns (layer 0 is judged as the warm-up layer)",
-             r->outlier_k);
-    json_object_set_new(o, "outlier_rule", json_string(rule));
-    json_t *outliers = json_array();
-    for (size_t k = 0; k < r->layer_count && json_array_size(outliers) < CH_OUTLIERS_LISTED; k++)
-        if (r->layers[k].outlier)
-            json_array_append_new(outliers, json_pack("{s:I, s:I, s:o}", "layer", (json_int_t)k, "latency_ns",
-                                                      (json_int_t)r->layers[k].latency_ns, "ratio_to_median",
-                                                      ch_ratio(r->layers[k].ratio_to_median)));
-    json_object_set_new(o, "outliers", outliers);
-    json_object_set_new(o, "outliers_total", json_integer((json_int_t)r->outlier_count));
-    json_object_set_new(o, "warmup_layer", r->has_steady
-        ? json_pack("{s:i, s:I, s:o, s:b}", "layer", 0, "latency_ns", (json_int_t)r->layers[0].latency_ns,
-                    "ratio_to_steady_median", ch_ratio(r->warmup_ratio), "slow", r->warmup_slow)
-        : json_null());
-    json_object_set_new(o, "totals", json_pack("{s:I, s:I, s:o, s:o, s:o, s:o}", "layers_sum_ns",
-                                               (json_int_t)r->layers_sum_ns, "window_ns", (json_int_t)r->window_ns,
-                                               "total_time_ns", r->has_total_time ? json_integer(r->total_time_ns) : json_null(),
-                                               "total_time_source", c->has_total ? json_string(c->total_source) : json_null(),
-                                               "layers_to_total", r->has_total_time ? ch_ratio(r->layers_to_total) : json_null(),
-                                               "window_to_total", r->has_total_time ? ch_ratio(r->window_to_total) : json_null()));
-    for (size_t i = 0; i < r->problem_count; i++) {
-        if (!strcmp(r->problems[i].code, "no_total_time")) /* its fix speaks of show-session headers */
-            ch_quality(c, "no_total_time", "info", c->sm ? "no nc_exec_running on the chosen core: the share of its "
-                       "execution window covered by the layers is not computed"
-                       : "a framework trace gives no total time for this lane: the share covered by the layers is not "
-                         "computed", NULL);
-        else
-            ch_quality(c, r->problems[i].code, r->problems[i].severity == GAPS_WARNING ? "warning" : "info",
-                       r->problems[i].text, r->problems[i].fix);
-    }
-    if (!r->consistent) { /* the gaps themselves, numbered from 1, so the mapping can be judged by eye */
-        json_t *gaps = json_array();
-        for (size_t i = 1; i <= r->gap_count && i <= CH_RAW_GAPS_MAX; i++) {
-            int64_t layer = gaps_gap_layer(r, i);
-            json_array_append_new(gaps, json_pack("{s:I, s:I, s:I, s:o, s:s}", "gap", (json_int_t)i, "ns",
-                                                  (json_int_t)r->gaps[i - 1], "from_ns", (json_int_t)r->times[i - 1],
-                                                  "layer", layer >= 0 ? json_integer(layer) : json_null(), "role",
-                                                  layer == -1 ? "prologue" : layer == -2 ? "leftover" : "layer"));
-        }
-        json_object_set_new(o, "raw_gaps", json_pack("{s:s, s:I, s:b, s:o}", "note", "shown because the mapping is "
-                                                     "inconsistent", "total", (json_int_t)r->gap_count, "truncated",
-                                                     r->gap_count > CH_RAW_GAPS_MAX, "gaps", gaps));
-    }
-}
-
-static void ch_page(ch_call *c, size_t rows, const char *tag)
-{
-    const gaps_result *r = c->gr;
-    size_t total = r->layer_count, end = c->offset + rows < total ? c->offset + rows : total;
-    json_t *layers = json_array();
-    for (size_t k = c->offset; k < end; k++)
-        json_array_append_new(layers, ch_layer_json(r, k));
-    json_object_set_new(c->out, "layers", layers);
-    json_object_set_new(c->out, "total", json_integer((json_int_t)total));
-    json_object_set_new(c->out, "shown", json_integer((json_int_t)(end - c->offset)));
-    json_object_set_new(c->out, "truncated", json_boolean(end < total));
-    char next[96];
-    shape_cursor_make(next, sizeof next, tag, end);
-    json_object_set_new(c->out, "next_cursor", end < total ? json_string(next) : json_null());
-}
-
 static int ch_shape(ch_call *c, nl_tool_result *res)
 {
-    const gaps_result *r = c->gr;
-    char tag[64];
-    snprintf(tag, sizeof tag, CH_CURSOR_PREFIX "-%u-%u-%u", r->cc_core, r->per_layer, r->skip_prologue);
-    if (c->cursor && shape_cursor_parse(c->cursor, tag, &c->offset))
-        return nl_tool_result_error(res, "Invalid arguments for collective-gaps — arguments.cursor: not a cursor of this "
-                                    "lane and mapping (expected %s.<n>); call again without a cursor to start from "
-                                    "layer 0.", tag), -1;
-    if (c->offset > r->layer_count || (c->offset == r->layer_count && c->offset > 0))
-        return nl_tool_result_error(res, "Invalid arguments for collective-gaps — arguments.cursor: beyond the last layer "
-                                    "(%zu layers).", r->layer_count), -1;
-    json_object_set_new(c->out, "status", json_string(r->consistent ? "complete" : "inconsistent"));
-    json_object_set_new(c->out, "cc_core", json_integer(r->cc_core));
-    json_object_set_new(c->out, "cc_core_choice", json_string(r->forced ? "forced by the cc_core argument"
-                                                                        : "automatic: the lane with most collectives, "
-                                                                          "ties to the highest id"));
-    json_object_set_new(c->out, "cc_cores", ch_cores_json(c));
-    json_object_set_new(c->out, "collectives_per_layer", json_integer(r->per_layer));
-    json_object_set_new(c->out, "skip_prologue_gaps", json_integer(r->skip_prologue));
-    json_object_set_new(c->out, "mapping", ch_mapping_json(r));
-    ch_stats(c);
-    size_t rows = c->max_rows, budget = c->call->byte_budget ? c->call->byte_budget : CH_DEFAULT_BUDGET;
+    gaps_render_source src = {
+        .lane_word = "lane", .choice_auto = "automatic: the lane with most collectives, ties to the highest id",
+        .lane_label = ch_lane_label, .label_ctx = c, .has_total = c->has_total, .total_source = c->total_source,
+        .no_total_problem = c->sm ? "no nc_exec_running on the chosen core: the share of its execution window covered "
+                                    "by the layers is not computed"
+                                  : "a framework trace gives no total time for this lane: the share covered by the "
+                                    "layers is not computed"};
+    size_t budget = c->call->byte_budget ? c->call->byte_budget : CH_DEFAULT_BUDGET;
     budget = budget > CH_BUDGET_MARGIN * 2 ? budget - CH_BUDGET_MARGIN : budget / 2;
-    for (;;) {
-        ch_page(c, rows, tag);
-        char *s = json_dumps(c->out, JSON_COMPACT);
-        size_t len = s ? strlen(s) : 0;
-        free(s);
-        if (len <= budget)
-            return 0;
-        if (rows <= 1)
-            return nl_tool_result_error(res, "Even one layer of collective-gaps does not fit the %zu-byte result budget; "
-                                        "raise the server's response limit.", budget), -1;
-        rows /= 2;
-    }
+    return gaps_render(c->gr, &src, c->cursor, c->max_rows, budget, c->out, &c->offset, res);
 }
 
 static void ch_text(ch_call *c, nl_tool_result *res)
