@@ -3,7 +3,8 @@
  * stdlib-Python reference decoder (ref_ntff.py) and with neuron-profile's export.
  *
  * Usage: ntff_payload_dump [--threads N] [--chunk BYTES] [--strict] [--export EXPORT.json] FILE.ntff
- * Output: {"version", "trust": {...}, "absent": [...], "cores": [{"name", "physical_id", "f14", "origin": {...},
+ * Output: {"version", "trust": {...}, "absent": [...], "cores": [{"name", "physical_id", "f14", "origin": {rule,
+ *   why, engine, floor_ns (floor of the origin in ns on its clock)},
  *   "stats": {...}, "metadata": {...}, "model_info": {...}, "instructions": [[ts, dur, engine, wait, pc_byte, pc,
  *   opcode, label]], "dma": [[ts, dur, engine, queue, size, crc]], "semaphores": [[ts, index, value, d, b, c]]}],
  *   "crosscheck": {...} (core 0 against --export)}. Exit: 0 ok, 1 decoder error (code, offset, message on
@@ -164,11 +165,11 @@ int main(int argc, char **argv)
         json_t *slots = json_object();
         for (unsigned e = 1; e < NTFF_ENGINE_COUNT; e++)
             json_object_set_new(slots, ntff_engine_name(e), json_integer(core->stream[e].slots));
-        json_t *jc = json_pack("{ss sI sI s{ss ss sI} so so so so so so so}", "name", core->name, "physical_id",
+        json_t *jc = json_pack("{ss sI sI s{ss ss sI sI} so so so so so so so}", "name", core->name, "physical_id",
                                core->has_physical_id ? (json_int_t)core->physical_id : (json_int_t)-1, "f14",
                                core->has_f14 ? (json_int_t)core->f14 : (json_int_t)-1, "origin", "rule",
                                dump_rule(rep.origin.rule), "why", rep.origin.why, "engine",
-                               (json_int_t)rep.origin.engine, "slots", slots, "stats", stats, "metadata",
+                               (json_int_t)rep.origin.engine, "floor_ns", (json_int_t)rep.origin.g.q, "slots", slots, "stats", stats, "metadata",
                                dump_record(m, DEVICE_MODEL_METADATA), "model_info",
                                dump_record(m, DEVICE_MODEL_MODEL_INFO), "instructions",
                                dump_rows(m, DEVICE_MODEL_INSTRUCTIONS), "dma", dump_rows(m, DEVICE_MODEL_DMA),
