@@ -368,12 +368,16 @@ static int np_add_core(ntff_payload *p, const pbwire_reader *r, const pbwire_fie
     if (p->core_count >= NTFF_PAYLOAD_CORES_MAX)
         return nl_error_set(err, NL_ERR_LIMIT, p->source, f->offset, "more than %u per-core messages",
                             NTFF_PAYLOAD_CORES_MAX);
-    if (!p->cores) {
-        p->cores = calloc(NTFF_PAYLOAD_CORES_MAX, sizeof *p->cores);
-        if (!p->cores)
+    size_t n = p->core_count;
+    if ((n & (n - 1)) == 0) { /* grow at 0, 1, 2, 4, ... */
+        np_core *g = realloc(p->cores, (n ? 2 * n : 1) * sizeof *g);
+        if (!g)
             return nl_error_set(err, NL_ERR_NOMEM, p->source, -1, "core table");
+        p->cores = g;
     }
-    return np_read_core(r, f, &p->cores[p->core_count++], p->hdr, err);
+    memset(&p->cores[n], 0, sizeof p->cores[n]);
+    p->core_count++;
+    return np_read_core(r, f, &p->cores[n], p->hdr, err);
 }
 
 /* Top-level field 4 → field 4 → field 1 (ntff.md "Per-core message"). */

@@ -19,8 +19,8 @@
  * otherwise); every exported value is a floor of a difference of such times (ntff.md), computed without
  * rounding. evt_wait = floor(cycles / 1.4) = cycles × 5 / 7.
  *
- * Memory: one chunk buffer (NTFF_PAYLOAD_CHUNK) per scan, the instruction pairing table (5 × 256 × 256
- * slots, calloc'ed so only used streams' pages are touched) and per (DMA engine, queue) a ring of at most
+ * Memory: one chunk buffer (NTFF_PAYLOAD_CHUNK) per scan, the instruction pairing table (256 pc bytes per
+ * (engine, stream) seen: at most 5 × 256 blocks of 6 KiB) and per (DMA engine, queue) a ring of at most
  * NTFF_PAIR_DMA_PENDING_MAX pending starts (NL_ERR_LIMIT beyond). Nothing grows with the file. */
 #include "ntff_payload_internal.h"
 
@@ -348,7 +348,8 @@ typedef struct np_open {
     uint8_t c, open;
 } np_open;
 
-#define NP_PAIR_SLOTS ((size_t)(NTFF_ENGINE_COUNT - 1) << 16)
+/* Pairing state: one block of 256 pc bytes per (engine, stream), allocated when the stream first appears. */
+#define NP_PAIR_BLOCKS ((size_t)(NTFF_ENGINE_COUNT - 1) << 8)
 
 typedef struct np_dma_queue {
     uint64_t *ts, *off;
@@ -363,9 +364,9 @@ typedef struct np_scan {
     void *ctx;
     ntff_scan_stats *st;
     bool evt_wait;
-    np_open *pairs;           /* instructions */
+    np_open **pairs;          /* instructions: NP_PAIR_BLOCKS blocks of 256 */
     uint64_t open_count;
-    np_dma_queue *queues;     /* DMA: NTFF_PAYLOAD_DMA_ENGINES_MAX × 16 */
+    np_dma_queue **queues;    /* DMA: per engine (NTFF_PAYLOAD_DMA_ENGINES_MAX) 16 queues, allocated when seen */
 } np_scan;
 
 static int np_stop(const np_scan *s, uint64_t off, nl_error *err)
@@ -424,7 +425,10 @@ static int np_instr_chunk(void *vctx, const uint8_t *recs, size_t n, uint64_t of
             continue;
         }
         unsigned e = (r.d >> 2) & 0x1f;
-        np_open *o = &s->pairs[(size_t)(e - 1) << 16 | (size_t)r.b << 8 | r.a];
+        np_open **block = &s->pairs[(size_t)(e - 1) << 8 | r.b];
+        if (!*block && !(*block = calloc(256, sizeof **block)))
+            return nl_error_set(err, NL_ERR_NOMEM, s->p->source, -1, "instruction pairing block");
+        np_open *o = &(*block)[r.a];
         if (!(r.d & 1)) {
             if (o->open)
                 s->st->instr_unended++; /* started again before it ended */
@@ -526,7 +530,9 @@ static int np_dma_chunk(void *vctx, const uint8_t *recs, size_t n, uint64_t offs
                 return -1;
             continue;
         }
-        np_dma_queue *q = &s->queues[eng * 16 + ((r.w >> 4) & 15)];
+        if (!s->queues[eng] && !(s->queues[eng] = calloc(16, sizeof *s->queues[eng])))
+            return nl_error_set(err, NL_ERR_NOMEM, s->p->source, -1, "DMA pairing queues");
+        np_dma_queue *q = &s->queues[eng][(r.w >> 4) & 15];
         if (type == 6) {
             s->st->dma_type6++;
         } else if (type == 1) {
@@ -591,12 +597,17 @@ static int np_kind5_chunk(void *vctx, const uint8_t *recs, size_t n, uint64_t of
 
 static void np_scan_free(np_scan *s)
 {
+    if (s->pairs)
+        for (size_t i = 0; i < NP_PAIR_BLOCKS; i++)
+            free(s->pairs[i]);
     free(s->pairs);
-    if (s->queues)
-        for (size_t i = 0; i < (size_t)NTFF_PAYLOAD_DMA_ENGINES_MAX * 16; i++) {
-            free(s->queues[i].ts);
-            free(s->queues[i].off);
+    for (size_t e = 0; s->queues && e < NTFF_PAYLOAD_DMA_ENGINES_MAX; e++) {
+        for (size_t q = 0; s->queues[e] && q < 16; q++) {
+            free(s->queues[e][q].ts);
+            free(s->queues[e][q].off);
         }
+        free(s->queues[e]);
+    }
     free(s->queues);
 }
 
@@ -617,13 +628,13 @@ int ntff_payload_scan(const ntff_payload *p, size_t core, ntff_section_kind kind
     switch (kind) {
     case NTFF_SECTION_INSTRUCTIONS:
         fn = np_instr_chunk;
-        s.pairs = calloc(NP_PAIR_SLOTS, sizeof *s.pairs);
+        s.pairs = calloc(NP_PAIR_BLOCKS, sizeof *s.pairs);
         if (!s.pairs)
             return nl_error_set(err, NL_ERR_NOMEM, p->source, -1, "instruction pairing table");
         break;
     case NTFF_SECTION_DMA:
         fn = np_dma_chunk;
-        s.queues = calloc((size_t)NTFF_PAYLOAD_DMA_ENGINES_MAX * 16, sizeof *s.queues);
+        s.queues = calloc(NTFF_PAYLOAD_DMA_ENGINES_MAX, sizeof *s.queues);
         if (!s.queues)
             return nl_error_set(err, NL_ERR_NOMEM, p->source, -1, "DMA pairing queues");
         break;
@@ -635,9 +646,9 @@ int ntff_payload_scan(const ntff_payload *p, size_t core, ntff_section_kind kind
     int rc = np_walk(p, core, kind, fn, &s, kind == NTFF_SECTION_INSTRUCTIONS ? &st->skipped_sections : NULL, err);
     if (rc == 0 && kind == NTFF_SECTION_INSTRUCTIONS)
         st->instr_unended += s.open_count;
-    if (rc == 0 && kind == NTFF_SECTION_DMA)
-        for (size_t i = 0; i < (size_t)NTFF_PAYLOAD_DMA_ENGINES_MAX * 16; i++)
-            st->dma_unended += s.queues[i].count;
+    for (size_t e = 0; rc == 0 && kind == NTFF_SECTION_DMA && e < NTFF_PAYLOAD_DMA_ENGINES_MAX; e++)
+        for (size_t q = 0; s.queues[e] && q < 16; q++)
+            st->dma_unended += s.queues[e][q].count;
     np_scan_free(&s);
     return rc;
 }
