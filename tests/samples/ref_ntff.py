@@ -101,7 +101,7 @@ def layout(data):
 
 
 def parse_core(buf, version, payload):
-    core = dict(name="", physical_id=None, f14=None, sections=[], clocks={}, dma_clocks=[], slots={})
+    core = dict(name="", physical_id=None, f14=None, sections=[], clocks={}, dma_clocks=[], slots={}, code={})
     for n, v in pb_fields(buf):
         if n == 1:
             core["name"] = v.decode()
@@ -127,6 +127,7 @@ def parse_core(buf, version, payload):
             e = submsg(v)
             code = e[3] if 3 in e else payload[e.get(7, 0):e.get(7, 0) + e.get(8, 0)]
             core["slots"][e.get(1, 0) + 1] = [code[i] for i in range(0, len(code), 64)]
+            core["code"][e.get(1, 0) + 1] = bytes(code)
     return core
 
 
