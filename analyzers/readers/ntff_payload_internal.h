@@ -46,12 +46,4 @@ const uint8_t *np_view(const ntff_payload *p, uint8_t *buf, size_t n, uint64_t o
 /* Chunk size of a scan (options, rounded to whole records). */
 size_t np_chunk_bytes(const ntff_payload *p);
 
-/* Exact time of raw timestamp `ts` on clock `c`; -1 (NL_ERR_FORMAT at `offset`) when it leaves int64. */
-int np_time_of(const ntff_payload_clock *c, uint64_t ts, ntff_time *out, const char *source, int64_t offset,
-               nl_error *err) __attribute__((warn_unused_result));
-/* floor(a - b) for exact times; -1 on int64 overflow. */
-int np_time_floor_diff(const ntff_time *a, const ntff_time *b, int64_t *out) __attribute__((warn_unused_result));
-/* Negative, zero or positive as a < b, a == b, a > b. */
-int np_time_cmp(const ntff_time *a, const ntff_time *b);
-
 #endif

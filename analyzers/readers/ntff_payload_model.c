@@ -2,10 +2,11 @@
  * (ntff_payload.h). Records come from ntff_payload_scan.c.
  *
  * Threads: ntff_payload_fill_model scans the instruction, DMA and semaphore sections of the core on up to
- * three threads, each into a piece model of its own (one table each), then merges the pieces into the
- * caller's model in a fixed order (instructions, DMA, semaphores; device_model_merge_rows interns a piece's
- * strings in its own order). A sequential decode builds the same pieces in the same order, so both give the
- * same model, value for value and id for id.
+ * three threads. The instructions go straight into the caller's model on the calling thread; DMA and
+ * semaphores each into a piece model of its own, merged afterwards in that order (device_model_merge_rows
+ * interns a piece's strings in its own order and copies whole segments). A sequential decode appends the
+ * same rows to the caller's model in the same order, so both give the same model, value for value and id
+ * for id (tests/unit/test_ntff_payload.c compares them).
  *
  * Opcode names: byte 0 of the instruction's slot → the export's `opcode`, learned once from the three
  * sample pairs in ../shared/samples/neuron-profile-json (inf2, neuron-profile 2.27.33): for every exported
@@ -68,7 +69,8 @@ typedef struct np_piece {
     size_t core;
     const ntff_origin *origin;
     ntff_section_kind kind;
-    device_model *m;
+    device_model *target;     /* borrowed: rows go straight into the caller's model; NULL: into `m` */
+    device_model *m;          /* where rows go (owned when target is NULL) */
     ntff_scan_stats stats, kind5;
     nl_error err;
     int rc;
@@ -151,7 +153,7 @@ static void *np_piece_run(void *arg)
 {
     np_piece *pc = arg;
     nl_error_clear(&pc->err);
-    pc->m = device_model_new(&pc->err);
+    pc->m = pc->target ? pc->target : device_model_new(&pc->err);
     pc->rc = -1;
     if (!pc->m)
         return NULL;
@@ -177,10 +179,14 @@ static unsigned np_threads(const ntff_payload *p)
     return t > NTFF_PAYLOAD_THREADS_MAX ? NTFF_PAYLOAD_THREADS_MAX : t;
 }
 
-/* Run the three pieces: the calling thread takes the first, one thread each for the others when allowed. */
-static void np_run_pieces(const ntff_payload *p, np_piece *pieces, size_t n)
+/* Run the three pieces: the calling thread takes the first, one thread each for the others when allowed.
+ * The first piece writes into the caller's model directly, since nothing precedes it there; so do all
+ * pieces when they run one after the other on the calling thread. */
+static void np_run_pieces(const ntff_payload *p, np_piece *pieces, size_t n, device_model *m)
 {
     unsigned threads = np_threads(p);
+    for (size_t i = 0; i < n; i++)
+        pieces[i].target = i == 0 || threads < 2 ? m : NULL;
     pthread_t tid[3];
     bool started[3] = {false, false, false};
     for (size_t i = 1; i < n && i < threads; i++)
@@ -275,7 +281,7 @@ int ntff_payload_fill_model(const ntff_payload *p, size_t core, device_model *m,
         memset(&pieces[i], 0, sizeof pieces[i]);
         pieces[i].p = p, pieces[i].core = core, pieces[i].origin = &rep->origin, pieces[i].kind = kinds[i];
     }
-    np_run_pieces(p, pieces, 3);
+    np_run_pieces(p, pieces, 3, m);
     int rc = 0;
     static const device_model_table tables[3] = {DEVICE_MODEL_INSTRUCTIONS, DEVICE_MODEL_DMA,
                                                  DEVICE_MODEL_NTFF_SEMAPHORES};
@@ -284,12 +290,13 @@ int ntff_payload_fill_model(const ntff_payload *p, size_t core, device_model *m,
             if (err)
                 *err = pieces[i].err;
             rc = -1;
-        } else {
+        } else if (!pieces[i].target) {
             rc = device_model_merge_rows(m, pieces[i].m, tables[i], err);
         }
     }
     for (size_t i = 0; i < 3; i++)
-        device_model_free(pieces[i].m);
+        if (!pieces[i].target)
+            device_model_free(pieces[i].m);
     if (rc)
         return -1;
     rep->instr = pieces[0].stats;

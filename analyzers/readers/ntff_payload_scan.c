@@ -34,35 +34,67 @@
 
 /* ---- exact time --------------------------------------------------------------------------------------- */
 
-int np_time_of(const ntff_payload_clock *c, uint64_t ts, ntff_time *out, const char *source, int64_t offset,
-               nl_error *err)
+/* A clock prepared for conversions: floor division by denom = nominal × 1000 through a 64-bit reciprocal
+ * (one multiply, at most one correction), since a division per timestamp is most of a scan's time. */
+typedef struct np_fclock {
+    uint64_t base, measured, denom, inv; /* inv = (2^64 - 1) / denom */
+    const ntff_payload_clock *src;
+} np_fclock;
+
+static void np_fclock_init(np_fclock *f, const ntff_payload_clock *c)
 {
-    uint64_t denom = c->nominal * 1000; /* nominal < 2^31 (checked at open) */
-    out->denom = denom;
-    if (ts >= c->base) {
-        uint64_t num;
-        if (!__builtin_mul_overflow(ts - c->base, c->measured, &num)) {
-            out->q = (int64_t)(num / denom); /* < 2^64 / 1000 */
-            out->r = num % denom;
-            return 0;
-        }
-    }
-    __int128 num = ((__int128)ts - (__int128)c->base) * (__int128)c->measured; /* |.| < 2^95 */
-    __int128 q = num / (__int128)denom, r = num % (__int128)denom;
+    f->src = c;
+    f->base = c->base;
+    f->measured = c->measured;
+    f->denom = c->nominal * 1000; /* nominal < 2^31 (checked at open) */
+    f->inv = f->denom ? UINT64_MAX / f->denom : 0;
+}
+
+static int np_time_slow(const np_fclock *f, uint64_t ts, ntff_time *out, const char *source, int64_t offset,
+                        nl_error *err)
+{
+    __int128 num = ((__int128)ts - (__int128)f->base) * (__int128)f->measured; /* |.| < 2^95 */
+    __int128 q = num / (__int128)f->denom, r = num % (__int128)f->denom;
     if (r < 0)
-        r += denom, q -= 1;
+        r += f->denom, q -= 1;
     if (q > INT64_MAX || q < INT64_MIN)
         return nl_error_set(err, NL_ERR_FORMAT, source, offset,
                             "timestamp %llu is out of range on its clock (base %llu, ratio %llu/%llu)",
-                            (unsigned long long)ts, (unsigned long long)c->base, (unsigned long long)c->measured,
-                            (unsigned long long)c->nominal);
+                            (unsigned long long)ts, (unsigned long long)f->base, (unsigned long long)f->measured,
+                            (unsigned long long)f->src->nominal);
     out->q = (int64_t)q;
     out->r = (uint64_t)r;
     return 0;
 }
 
+/* Exact time of raw `ts`: q + r / denom ns with 0 <= r < denom. */
+static inline int np_time(const np_fclock *f, uint64_t ts, ntff_time *out, const char *source, int64_t offset,
+                          nl_error *err)
+{
+    out->denom = f->denom;
+    uint64_t num;
+    if (__builtin_expect(ts >= f->base && !__builtin_mul_overflow(ts - f->base, f->measured, &num), 1)) {
+        /* num/denom - q < 2 (inv underestimates 2^64/denom by less than 1): one correction at most */
+        uint64_t q = (uint64_t)(((unsigned __int128)num * f->inv) >> 64), r = num - q * f->denom;
+        if (r >= f->denom)
+            q++, r -= f->denom;
+        out->q = (int64_t)q; /* < 2^64 / 1000 */
+        out->r = r;
+        return 0;
+    }
+    return np_time_slow(f, ts, out, source, offset, err);
+}
+
+static int np_time_of(const ntff_payload_clock *c, uint64_t ts, ntff_time *out, const char *source, int64_t offset,
+                      nl_error *err)
+{
+    np_fclock f;
+    np_fclock_init(&f, c);
+    return np_time(&f, ts, out, source, offset, err);
+}
+
 /* Sign of a.r/a.denom - b.r/b.denom (both in [0, 1)). */
-static int np_frac_cmp(const ntff_time *a, const ntff_time *b)
+static inline int np_frac_cmp(const ntff_time *a, const ntff_time *b)
 {
     if (a->denom == b->denom)
         return a->r < b->r ? -1 : a->r > b->r;
@@ -70,7 +102,8 @@ static int np_frac_cmp(const ntff_time *a, const ntff_time *b)
     return x < y ? -1 : x > y;
 }
 
-int np_time_floor_diff(const ntff_time *a, const ntff_time *b, int64_t *out)
+/* floor(a - b); -1 on int64 overflow. */
+static inline int np_time_floor_diff(const ntff_time *a, const ntff_time *b, int64_t *out)
 {
     int64_t q;
     if (__builtin_sub_overflow(a->q, b->q, &q))
@@ -81,7 +114,7 @@ int np_time_floor_diff(const ntff_time *a, const ntff_time *b, int64_t *out)
     return 0;
 }
 
-int np_time_cmp(const ntff_time *a, const ntff_time *b)
+static int np_time_cmp(const ntff_time *a, const ntff_time *b)
 {
     if (a->q != b->q)
         return a->q < b->q ? -1 : 1;
@@ -367,6 +400,8 @@ typedef struct np_scan {
     np_open **pairs;          /* instructions: NP_PAIR_BLOCKS blocks of 256 */
     uint64_t open_count;
     np_dma_queue **queues;    /* DMA: per engine (NTFF_PAYLOAD_DMA_ENGINES_MAX) 16 queues, allocated when seen */
+    np_fclock engine_clock[NTFF_ENGINE_COUNT], semaphore_clock;
+    np_fclock *dma_clock;     /* one per DMA clock of the core */
 } np_scan;
 
 static int np_stop(const np_scan *s, uint64_t off, nl_error *err)
@@ -376,10 +411,10 @@ static int np_stop(const np_scan *s, uint64_t off, nl_error *err)
 
 static int np_emit_instr(np_scan *s, unsigned e, const np_open *o, const np_rec *end, uint8_t a, nl_error *err)
 {
-    const ntff_payload_clock *clk = &s->core->pub.engine_clock[e];
+    const np_fclock *clk = &s->engine_clock[e];
     ntff_time ts, te;
-    if (np_time_of(clk, o->ts, &ts, s->p->source, (int64_t)o->off, err) ||
-        np_time_of(clk, end->ts, &te, s->p->source, (int64_t)end->off, err))
+    if (np_time(clk, o->ts, &ts, s->p->source, (int64_t)o->off, err) ||
+        np_time(clk, end->ts, &te, s->p->source, (int64_t)end->off, err))
         return -1;
     ntff_instr_row row;
     if (np_time_floor_diff(&ts, &s->origin->g, &row.timestamp_ns) ||
@@ -478,14 +513,14 @@ static int np_dma_push(np_scan *s, np_dma_queue *q, const np_rec *r, nl_error *e
             return nl_error_set(err, NL_ERR_NOMEM, s->p->source, -1, "DMA pairing queue");
         }
         for (uint32_t k = 0; k < q->count; k++) {
-            ts[k] = q->ts[(q->head + k) % q->cap];
-            off[k] = q->off[(q->head + k) % q->cap];
+            ts[k] = q->ts[(q->head + k) & (q->cap - 1)];
+            off[k] = q->off[(q->head + k) & (q->cap - 1)];
         }
         free(q->ts);
         free(q->off);
         q->ts = ts, q->off = off, q->cap = cap, q->head = 0;
     }
-    uint32_t at = (q->head + q->count++) % q->cap;
+    uint32_t at = (q->head + q->count++) & (q->cap - 1); /* cap is a power of two */
     q->ts[at] = r->ts;
     q->off[at] = r->off;
     return 0;
@@ -494,10 +529,10 @@ static int np_dma_push(np_scan *s, np_dma_queue *q, const np_rec *r, nl_error *e
 static int np_emit_dma(np_scan *s, unsigned eng, uint64_t start_ts, uint64_t start_off, const np_rec *r,
                        nl_error *err)
 {
-    const ntff_payload_clock *clk = &s->core->dma_clock[eng];
+    const np_fclock *clk = &s->dma_clock[eng];
     ntff_time ts, te;
-    if (np_time_of(clk, start_ts, &ts, s->p->source, (int64_t)start_off, err) ||
-        np_time_of(clk, r->ts, &te, s->p->source, (int64_t)r->off, err))
+    if (np_time(clk, start_ts, &ts, s->p->source, (int64_t)start_off, err) ||
+        np_time(clk, r->ts, &te, s->p->source, (int64_t)r->off, err))
         return -1;
     ntff_dma_row row;
     if (np_time_floor_diff(&ts, &s->origin->g, &row.timestamp_ns) || np_time_floor_diff(&te, &ts, &row.duration_ns))
@@ -547,7 +582,7 @@ static int np_dma_chunk(void *vctx, const uint8_t *recs, size_t n, uint64_t offs
                 return -1;
             }
             uint64_t ts = q->ts[q->head], off = q->off[q->head];
-            q->head = (q->head + 1) % q->cap;
+            q->head = (q->head + 1) & (q->cap - 1);
             q->count--;
             s->st->dma_pairs++;
             if (np_emit_dma(s, eng, ts, off, &r, err))
@@ -561,7 +596,7 @@ static int np_sem_chunk(void *vctx, const uint8_t *recs, size_t n, uint64_t offs
 {
     np_scan *s = vctx;
     s->st->records += n;
-    const ntff_payload_clock *clk = &s->core->pub.semaphore_clock;
+    const np_fclock *clk = &s->semaphore_clock;
     for (size_t i = 0; i < n; i++) {
         np_rec r;
         np_rec_get(recs + 16 * i, offset + 16 * i, &r);
@@ -570,11 +605,11 @@ static int np_sem_chunk(void *vctx, const uint8_t *recs, size_t n, uint64_t offs
                 return -1;
             continue;
         }
-        if (!clk->present)
+        if (!clk->src->present)
             return np_missing_clock(s->p, "semaphore records (subfield 6)", &r, err);
         ntff_time t;
         ntff_sem_row row;
-        if (np_time_of(clk, r.ts, &t, s->p->source, (int64_t)r.off, err))
+        if (np_time(clk, r.ts, &t, s->p->source, (int64_t)r.off, err))
             return -1;
         if (np_time_floor_diff(&t, &s->origin->g, &row.timestamp_ns))
             return nl_error_set(err, NL_ERR_FORMAT, s->p->source, (int64_t)r.off, "semaphore time out of range");
@@ -609,6 +644,7 @@ static void np_scan_free(np_scan *s)
         free(s->queues[e]);
     }
     free(s->queues);
+    free(s->dma_clock);
 }
 
 int ntff_payload_scan(const ntff_payload *p, size_t core, ntff_section_kind kind, const ntff_origin *origin,
@@ -624,6 +660,9 @@ int ntff_payload_scan(const ntff_payload *p, size_t core, ntff_section_kind kind
                             p->core_count);
     np_scan s = {.p = p, .core = &p->cores[core], .origin = origin, .v = v, .ctx = ctx, .st = st,
                  .evt_wait = p->trust.evt_wait};
+    for (unsigned e = 1; e < NTFF_ENGINE_COUNT; e++)
+        np_fclock_init(&s.engine_clock[e], &s.core->pub.engine_clock[e]);
+    np_fclock_init(&s.semaphore_clock, &s.core->pub.semaphore_clock);
     np_chunk_fn fn;
     switch (kind) {
     case NTFF_SECTION_INSTRUCTIONS:
@@ -635,8 +674,13 @@ int ntff_payload_scan(const ntff_payload *p, size_t core, ntff_section_kind kind
     case NTFF_SECTION_DMA:
         fn = np_dma_chunk;
         s.queues = calloc(NTFF_PAYLOAD_DMA_ENGINES_MAX, sizeof *s.queues);
-        if (!s.queues)
+        s.dma_clock = calloc(s.core->pub.dma_clock_count + 1, sizeof *s.dma_clock);
+        if (!s.queues || !s.dma_clock) {
+            np_scan_free(&s);
             return nl_error_set(err, NL_ERR_NOMEM, p->source, -1, "DMA pairing queues");
+        }
+        for (size_t d = 0; d < s.core->pub.dma_clock_count; d++)
+            np_fclock_init(&s.dma_clock[d], &s.core->dma_clock[d]);
         break;
     case NTFF_SECTION_SEMAPHORES: fn = np_sem_chunk; break;
     case NTFF_SECTION_KIND5: fn = np_kind5_chunk; break;
