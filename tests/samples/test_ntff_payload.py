@@ -18,6 +18,10 @@ Usage: test_ntff_payload.py DUMP_EXE REF_SCRIPT
    Python reference above and written here.
 4. The v6 capture: the decoded span of each core against the system profile's nc_exec_running (another
    execution of the same model: exec_id 1 in ntrace.pb, exec 2 in the NTFF), within the stated tolerance.
+5. Layout facts (ntff.md and what this decoder relies on beyond it), on the files themselves: in v4/v5 the
+   section sizes add up to the payload length; in v6 the sections plus the instruction streams of fields
+   4.7/4.8 (the bytes ntff.md calls uncovered) add up to it; on the export pairs each engine's slot count
+   is the export's largest pc + 1.
 Exit 77 (meson: skipped) with the reason printed when the samples are absent.
 """
 import collections
@@ -151,6 +155,23 @@ def check_unverified(rel, c, failures):
         check(got == want, "%s %s: got %r, expected %r" % (rel, name, got, want), failures)
 
 
+def check_layout(rel, path, ref, export, failures):
+    data = open(path, "rb").read()
+    version, _, cores, payload = ref.layout(data)
+    sections = sum(sec["size"] for core in cores for sec in core["sections"])
+    streams = sum(len(code) for core in cores for code in core["code"].values()) if version >= 6 else 0
+    check(sections + streams == len(payload), "%s: sections %d + streams %d != payload %d" % (
+        rel, sections, streams, len(payload)), failures)
+    if export:
+        ex = json.load(open(export))
+        code = {"Tensor": 1, "Scalar": 2, "GpSimd": 3, "Vector": 4, "Sync": 5}
+        for name, e in code.items():
+            top = max(i["pc"] for i in ex["instruction"] if i["subgroup"] == name)
+            check(len(cores[0]["slots"][e]) == top + 1, "%s: %s has %d slots, largest exported pc %d" % (
+                rel, name, len(cores[0]["slots"][e]), top), failures)
+    return sections, streams, len(payload)
+
+
 def check_capture_span(c, failures):
     spans = {core["physical_id"]: core["metadata"]["last_hw_timestamp"] for core in c["cores"]}
     lines = []
@@ -178,6 +199,10 @@ def main():
     if not files:
         print("SKIP: no .ntff under %s" % samples)
         return 77
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("ref_ntff", ref)
+    ref_mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ref_mod)
     failures = []
     totals = [0, 0, 0]
     for path in files:
@@ -190,6 +215,8 @@ def main():
             check(other == c, "%s: output differs with %s" % (rel, " ".join(variant)), failures)
         py = run_json(["/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable, ref, path])
         compare_with_reference(rel, c, py, failures)
+        sec, st, pay = check_layout(rel, path, ref_mod, export if os.path.exists(export) else None, failures)
+        print("%s: payload %d bytes = sections %d + instruction streams %d" % (rel, pay, sec, st))
         if os.path.exists(export):
             n = compare_with_export(rel, c, export, failures)
             totals = [t + k for t, k in zip(totals, n)]
