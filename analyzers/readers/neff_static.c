@@ -479,7 +479,8 @@ static int ns_pass(neff_static *s, struct archive *a, const char *source, int64_
         if (kind == NS_SKIP)
             continue; /* the next header call skips the data */
         if (size < 0 || (uint64_t)size > NEFF_STATIC_MEMBER_MAX) {
-            ns_problem(s, "%s: size %lld is unknown or over NEFF_STATIC_MEMBER_MAX; not decoded", name, (long long)size);
+            ns_problem(s, "%s: size %lld is unknown or over NEFF_STATIC_MEMBER_MAX; not decoded", name,
+                       (long long)size);
             continue;
         }
         size_t got;

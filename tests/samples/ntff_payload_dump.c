@@ -64,9 +64,11 @@ static json_t *dump_rows(const device_model *m, device_model_table which)
         json_t *row;
         if (which == DEVICE_MODEL_INSTRUCTIONS)
             row = json_pack("[I I o I I I o o]", (json_int_t)table_i64(t, DM_INSTR_TIMESTAMP, r),
-                            (json_int_t)table_i64(t, DM_INSTR_DURATION, r), dump_str(m, table_str(t, DM_INSTR_ENGINE, r)),
-                            (json_int_t)table_i64(t, DM_INSTR_EVT_WAIT, r), (json_int_t)table_i64(t, DM_INSTR_PC_BYTE, r),
-                            (json_int_t)table_i64(t, DM_INSTR_PC, r), dump_str(m, table_str(t, DM_INSTR_OPCODE, r)),
+                            (json_int_t)table_i64(t, DM_INSTR_DURATION, r),
+                            dump_str(m, table_str(t, DM_INSTR_ENGINE, r)),
+                            (json_int_t)table_i64(t, DM_INSTR_EVT_WAIT, r),
+                            (json_int_t)table_i64(t, DM_INSTR_PC_BYTE, r), (json_int_t)table_i64(t, DM_INSTR_PC, r),
+                            dump_str(m, table_str(t, DM_INSTR_OPCODE, r)),
                             dump_str(m, table_str(t, DM_INSTR_LABEL, r)));
         else if (which == DEVICE_MODEL_DMA)
             row = json_pack("[I I I I I I]", (json_int_t)table_i64(t, DM_DMA_TIMESTAMP, r),
@@ -169,7 +171,8 @@ int main(int argc, char **argv)
                                core->has_physical_id ? (json_int_t)core->physical_id : (json_int_t)-1, "f14",
                                core->has_f14 ? (json_int_t)core->f14 : (json_int_t)-1, "origin", "rule",
                                dump_rule(rep.origin.rule), "why", rep.origin.why, "engine",
-                               (json_int_t)rep.origin.engine, "floor_ns", (json_int_t)rep.origin.g.q, "slots", slots, "stats", stats, "metadata",
+                               (json_int_t)rep.origin.engine, "floor_ns", (json_int_t)rep.origin.g.q,
+                               "slots", slots, "stats", stats, "metadata",
                                dump_record(m, DEVICE_MODEL_METADATA), "model_info",
                                dump_record(m, DEVICE_MODEL_MODEL_INFO), "instructions",
                                dump_rows(m, DEVICE_MODEL_INSTRUCTIONS), "dma", dump_rows(m, DEVICE_MODEL_DMA),

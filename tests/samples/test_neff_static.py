@@ -91,7 +91,8 @@ def reference(path, ref):
             e["bir_ids"] = len(firsts) == e["slots"]
             e["first_bir_ids"] = firsts[:8] if e["bir_ids"] else []
     if "metrics.json" in mem:
-        out["metrics"] = [[m["MetricName"], float(m["Value"]), m.get("Unit", "")] for m in json.loads(mem["metrics.json"])]
+        out["metrics"] = [[m["MetricName"], float(m["Value"]), m.get("Unit", "")]
+                          for m in json.loads(mem["metrics.json"])]
     if "hlo_stats.json" in mem:
         out["hlo_stats"] = {k: float(v) for k, v in json.loads(mem["hlo_stats.json"]).items()}
     for name in sorted(n for n in mem if n.startswith("debug_info/debug_info_hlo.dbg")):
@@ -139,7 +140,8 @@ def main():
         return 77
     ref = load_ref(ref_path)
     failures = []
-    neffs = sorted(glob.glob(os.path.join(samples, "*", "*.neff")) + glob.glob(os.path.join(samples, "*", "*", "*.neff")))
+    neffs = sorted(glob.glob(os.path.join(samples, "*", "*.neff")) +
+                   glob.glob(os.path.join(samples, "*", "*", "*.neff")))
     if not neffs:
         print("SKIP: no .neff under %s" % samples)
         return 77

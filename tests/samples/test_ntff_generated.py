@@ -56,7 +56,8 @@ def main():
                     if cc[table] != rc[table]:
                         failures.append("%s: %s differ between C and Python" % (where, table))
                 st = cc["stats"]
-                got = {"rule": cc["origin"]["rule"], "visible": {e: st["instr"]["instr_per_engine"][e] for e in ENGINES},
+                got = {"rule": cc["origin"]["rule"],
+                       "visible": {e: st["instr"]["instr_per_engine"][e] for e in ENGINES},
                        "instr_records": st["instr"]["records"], "dma_records": st["dma"]["records"],
                        "sem_records": st["sem"]["records"], "kind5_records": st["kind5"]["records"],
                        "dma_visible": len(cc["dma"]), "dma_before_origin": st["dma"]["dma_before_origin"],
@@ -68,7 +69,8 @@ def main():
                 if got != want:
                     failures.append("%s: decoded %r, generator wrote %r" % (where, got, want))
                 if rc["origin"]["rule"] != cc["origin"]["rule"]:
-                    failures.append("%s: origin rule C %s Python %s" % (where, cc["origin"]["rule"], rc["origin"]["rule"]))
+                    failures.append("%s: origin rule C %s Python %s" % (where, cc["origin"]["rule"],
+                                                                        rc["origin"]["rule"]))
             print("v%d: %d bytes, %s" % (version, expected["file_bytes"], ", ".join(
                 "%s %s %d instructions %d DMA" % (k["name"], k["origin"]["rule"], len(k["instructions"]), len(k["dma"]))
                 for k in c["cores"])))

@@ -98,8 +98,8 @@ def compare_with_reference(name, c, py, failures):
         check(cc["metadata"].get("last_hw_timestamp") == pc["last_hw_timestamp"], "%s: last_hw_timestamp" % where,
               failures)
         for k, v in pc["model_info"].items():
-            check(cc["model_info"].get(k) == v, "%s: model_info.%s C %r Python %r" % (where, k, cc["model_info"].get(k), v),
-                  failures)
+            check(cc["model_info"].get(k) == v,
+                  "%s: model_info.%s C %r Python %r" % (where, k, cc["model_info"].get(k), v), failures)
 
 
 def compare_with_export(name, c, export_path, failures):
@@ -195,7 +195,8 @@ def main():
     if not samples or not os.path.isdir(samples):
         print("SKIP: NL_SAMPLES_DIR (%r) is not a directory: no real NTFF samples" % samples)
         return 77
-    files = sorted(glob.glob(os.path.join(samples, "*", "*.ntff")) + glob.glob(os.path.join(samples, "*", "*", "*.ntff")))
+    files = sorted(glob.glob(os.path.join(samples, "*", "*.ntff")) +
+                   glob.glob(os.path.join(samples, "*", "*", "*.ntff")))
     if not files:
         print("SKIP: no .ntff under %s" % samples)
         return 77

@@ -42,13 +42,14 @@ static void assert_error(const nl_error *e, nl_error_code code, int64_t offset, 
         assert_string_equal(e->field, field);
 }
 
-/* ---- the canonical core ------------------------------------------------------------------------------- *
- * One inf2 core, every clock 1 ns per 1000 ticks (engine clocks from base T0). Per engine e (1..5): start-up stream 0x40+e with pc 0;
- * main stream 0x80+e with pc 0 (0x20 marker, 3..4 ns), pc 1 (5 .. 6+e ns: G candidates, G = 11 ns from
- * Sync), pc 2 (20+e .. 30+2e ns, 14e wait cycles: the visible row), pc 3 (40 ns, never ends). Tensor's pc 2
- * slot is MATMUL (label TensorMatrix), the others' 0x5a (not in the table). DMA: engine 0 queue 3 packets at
- * 15..19 ns (4096 B, CRC 0xbeef) and 20..26.5 ns (0x1234 B, CRC 7, with a type-6 record between), engine 1
- * queue 2 at 5..8 ns (before G). Semaphores at 12, 13.5 and 3 ns. Two kind-5 records. */
+/* ---- the canonical core ------------------------------------------------------------------------------
+ * One inf2 core, every clock 1 ns per 1000 ticks (engine clocks from base T0). Per engine e (1..5):
+ * start-up stream 0x40+e with pc 0; main stream 0x80+e with pc 0 (0x20 marker, 3..4 ns), pc 1 (5 .. 6+e ns:
+ * G candidates, G = 11 ns from Sync), pc 2 (20+e .. 30+2e ns, 14e wait cycles: the visible row), pc 3
+ * (40 ns, never ends). Tensor's pc 2 slot is MATMUL (label TensorMatrix), the others' 0x5a (not in the
+ * table). DMA: engine 0 queue 3 packets at 15..19 ns (4096 B, CRC 0xbeef) and 20..26.5 ns (0x1234 B, CRC 7,
+ * with a type-6 record between), engine 1 queue 2 at 5..8 ns (before G). Semaphores at 12, 13.5 and 3 ns.
+ * Two kind-5 records. */
 static const uint8_t TENSOR_SLOTS[4] = {0xa2, 0xa0, 0x02, 0x01};
 #define T0 7000000 /* engine clocks' base: instruction ticks are T0 + ps */
 static const uint8_t OTHER_SLOTS[4] = {0xa2, 0xa0, 0x5a, 0xb1};
