@@ -41,8 +41,7 @@ static const table_column dm_instr_cols[DM_INSTR_NCOLS] = {
     [DM_INSTR_SPILL_SAVE] = {"spill_save_bytes", TABLE_UINT},
     [DM_INSTR_SPILL_RELOAD] = {"spill_reload_bytes", TABLE_UINT},
     [DM_INSTR_FLAGS] = {"flags", TABLE_UINT},
-    [DM_INSTR_PC] = {"pc", TABLE_INT},
-    [DM_INSTR_PC_BYTE] = {"pc_byte", TABLE_INT},
+    [DM_INSTR_PC_BYTE] = {"pc_byte", TABLE_UINT},
 };
 
 static const table_column dm_dma_cols[DM_DMA_NCOLS] = {
@@ -58,7 +57,6 @@ static const table_column dm_dma_cols[DM_DMA_NCOLS] = {
     [DM_DMA_QUEUE_IDX] = {"dma_queue", TABLE_INT},
     [DM_DMA_VARIABLE] = {"variable", TABLE_STR},
     [DM_DMA_FLAGS] = {"flags", TABLE_UINT},
-    [DM_DMA_CRC] = {"crc", TABLE_INT},
 };
 
 static const table_column dm_active_cols[DM_ACTIVE_NCOLS] = {

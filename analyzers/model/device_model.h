@@ -67,8 +67,8 @@ enum {
     DM_INSTR_SPILL_SAVE,
     DM_INSTR_SPILL_RELOAD,
     DM_INSTR_FLAGS,           /* UINT, DM_INSTR_F_* */
-    DM_INSTR_PC,              /* INT `pc`; -1 when absent (a decoded NTFF: when its pc byte names several slots) */
-    DM_INSTR_PC_BYTE,         /* INT pc & 0xff as an NTFF record stores it; -1 when the row has no NTFF origin */
+    DM_INSTR_PC_BYTE,         /* UINT pc & 0xff: an NTFF record's byte a, or the export's `pc` & 0xff (0 without
+                                 one); the full pc above 255 is not in an NTFF (ntff_payload.h) */
     DM_INSTR_NCOLS
 };
 #define DM_INSTR_F_DMA_TRIGGER 1u /* compiler_opcode PSEUDO_DMA_* or opcode DMA_* (§4.2) */
@@ -87,7 +87,6 @@ enum {
     DM_DMA_QUEUE_IDX,     /* INT `dma_queue`, -1 when absent or not a number */
     DM_DMA_VARIABLE,      /* STR tensor name ("unknown" without DGE notifications) */
     DM_DMA_FLAGS,         /* UINT, DM_DMA_F_* */
-    DM_DMA_CRC,           /* INT `crc`, -1 when absent */
     DM_DMA_NCOLS
 };
 #define DM_DMA_F_AGGREGATED 1u /* aggregated:"yes" — a transfer, not a packet */

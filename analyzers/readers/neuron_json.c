@@ -106,7 +106,8 @@ static const nj_field nj_instr_fields[] = {
     {"nki_source_location", NJ_SRC_NKI, 0, 0}, {"bir_debug_info_source_location", NJ_SRC_BIR, 0, 0},
     {"hlo_attrs", NJ_HLO_ATTRS, 0, 0},
     NJ_I("activation_fn"), NJ_I("bir_id"), NJ_I("bir_instruction_name"), NJ_I("crc_in"), NJ_I("crc_out"),
-    NJ_I("fully_qualified_subgraph"), NJ_I("operands"), NJ_C("pc", DM_INSTR_PC), NJ_I("penguin_id"), NJ_I("raw_bir_id"),
+    NJ_I("fully_qualified_subgraph"), NJ_I("operands"), NJ_C("pc", DM_INSTR_PC_BYTE), NJ_I("penguin_id"),
+    NJ_I("raw_bir_id"),
     NJ_I("raw_penguin_id"), NJ_I("compiler_operands"), NJ_I("compiler_pc"), NJ_I("elements"),
     NJ_I("psum_read_sbuf_write_bytes"), NJ_I("is_psum_read_sbuf_write"), NJ_I("weight_queue_bytes"),
     NJ_I("predecessors"), NJ_I("raw_framework_id"), NJ_I("raw_hlo_id"), NJ_I("trigger"),
@@ -121,7 +122,7 @@ static const nj_field nj_dma_fields[] = {
     {"aggregated", NJ_FLAG, DM_DMA_FLAGS, DM_DMA_F_AGGREGATED}, {"is_cc_dma", NJ_FLAG, DM_DMA_FLAGS, DM_DMA_F_CC},
     {"duplicate", NJ_FLAG, DM_DMA_FLAGS, DM_DMA_F_DUPLICATE},
     NJ_I("trigger"), NJ_I("op"), NJ_I("source"), NJ_I("dest"), NJ_I("semaphore_id"), NJ_I("read_size"),
-    NJ_I("write_size"), NJ_I("transfer_rate"), NJ_C("crc", DM_DMA_CRC), NJ_I("block_id"), NJ_I("packet_idx"),
+    NJ_I("write_size"), NJ_I("transfer_rate"), NJ_I("crc"), NJ_I("block_id"), NJ_I("packet_idx"),
     NJ_I("source_sb_partitions"), NJ_I("source_num_sb_partitions"), NJ_I("source_steps"), NJ_I("source_offset"),
     NJ_I("read_shape"), NJ_I("dest_sb_partitions"), NJ_I("dest_num_sb_partitions"), NJ_I("dest_steps"),
     NJ_I("dest_offset"), NJ_I("write_shape"),
@@ -794,10 +795,6 @@ static void nj_record_begin(nj_reader *r)
     if (r->kind == NJ_DMA) {
         r->row[DM_DMA_ENGINE].i = -1;
         r->row[DM_DMA_QUEUE_IDX].i = -1;
-        r->row[DM_DMA_CRC].i = -1;
-    } else if (r->kind == NJ_INSTRUCTION) {
-        r->row[DM_INSTR_PC].i = -1;
-        r->row[DM_INSTR_PC_BYTE].i = -1;
     }
     r->src_nki = r->src_bir = r->hlo_attrs = 0;
 }
@@ -808,6 +805,7 @@ static int nj_finish_instruction(nj_reader *r)
     if (!src && nj_attrs_source(r, r->hlo_attrs, &src) != 0)
         return -1;
     r->row[DM_INSTR_SOURCE].s = src;
+    r->row[DM_INSTR_PC_BYTE].u &= 0xff; /* the NTFF's pc byte: the column a decoded NTFF fills (1 B per row) */
     if (nj_has_prefix(r, r->row[DM_INSTR_COMPILER_OPCODE].s, "PSEUDO_DMA_") ||
         nj_has_prefix(r, r->row[DM_INSTR_OPCODE].s, "DMA_"))
         r->row[DM_INSTR_FLAGS].u |= DM_INSTR_F_DMA_TRIGGER;

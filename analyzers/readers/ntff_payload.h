@@ -265,12 +265,14 @@ typedef struct ntff_payload_report {
 /* Decode one core into `m` (a new, empty model; finished with device_model_finish on success):
  * - instruction: timestamp, duration, evt_wait_time (0 when the trust says unknown), subgroup (engine name),
  *   label (= subgroup, "TensorMatrix" for MATMUL), opcode (name when the table applies, "OPCODE_0x5a"
- *   when the code is not in it, "" when ambiguous), pc (full pc or -1), pc_byte;
- * - dma: timestamp, duration, transfer_size, dma_engine, dma_queue, crc (packet rows; never aggregated);
+ *   when the code is not in it, "" when ambiguous), pc_byte;
+ * - dma: timestamp, duration, transfer_size, dma_engine, dma_queue (packet rows; never aggregated);
  * - ntff_semaphore: every kind-1 record, raw (the mapping to semaphore_update rows is open);
  * - metadata: ntff_version, first_hw_timestamp 0, last_hw_timestamp, plus neuronlens_ntff_* keys (trust,
  *   label, architecture, core, origin rule); model_info: sg_name, event_count and the five
  *   <engine>_engine_instruction_count.
+ * The full pc (where one slot has the pc byte) and the DMA CRC are in the scan rows (ntff_instr_row,
+ * ntff_dma_row), not in the model, to keep an export's model at its size.
  * `report` (nullable) receives the trust, origin and scan statistics. Sections are decoded on up to three
  * threads; the model is identical to a sequential decode's. On failure the model must be discarded. */
 int ntff_payload_fill_model(const ntff_payload *p, size_t core, device_model *m, ntff_payload_report *report,

@@ -42,7 +42,7 @@ static const char *const np_opcode_names[256] = {
     "instruction.id", "instruction.operands", "instruction.compiler_opcode", "instruction.layer",               \
         "instruction.hlo_name", "instruction.source_location", "instruction.instruction_type",                  \
         "instruction.bir_id", "instruction.predecessors", "instruction.hbm/sbuf/psum/spill bytes",              \
-        "instruction.pc (where several slots share the pc byte)", "dma.id", "dma.queue (name)", "dma.subgroup",   \
+        "instruction.pc (pc_byte only)", "dma.id", "dma.queue (name)", "dma.subgroup", "dma.crc (in the scan rows)", \
         "dma.queue_type", "dma.variable", "dma.source", "dma.dest", "dma.semaphore_id",                          \
         "dma.aggregated transfers and packet_aggregation_id", "semaphore_update (mapping open)", "active_time",   \
         "layer_summary", "summary", "warnings", "profile_info", "neff_header"
@@ -115,8 +115,7 @@ static int np_instr_row(void *ctx, const ntff_instr_row *r)
     row[DM_INSTR_EVT_WAIT].i = r->evt_wait_ns > 0 ? r->evt_wait_ns : 0;
     row[DM_INSTR_ENGINE].s = pc->engine_id[r->engine];
     row[DM_INSTR_LABEL].s = label;
-    row[DM_INSTR_PC].i = r->pc;
-    row[DM_INSTR_PC_BYTE].i = r->pc_byte;
+    row[DM_INSTR_PC_BYTE].u = r->pc_byte;
     return device_model_append(pc->m, DEVICE_MODEL_INSTRUCTIONS, row, &pc->err);
 }
 
@@ -130,7 +129,6 @@ static int np_dma_row(void *ctx, const ntff_dma_row *r)
     row[DM_DMA_TRANSFER_SIZE].u = r->size;
     row[DM_DMA_ENGINE].i = r->engine;
     row[DM_DMA_QUEUE_IDX].i = r->queue;
-    row[DM_DMA_CRC].i = r->crc;
     return device_model_append(pc->m, DEVICE_MODEL_DMA, row, &pc->err);
 }
 
@@ -355,12 +353,12 @@ static np_key *np_instr_keys(const device_model *m, size_t *n)
     if (!k)
         return NULL;
     for (size_t r = 0; r < *n; r++) {
-        int64_t pcb = table_i64(t, DM_INSTR_PC_BYTE, r), pc = table_i64(t, DM_INSTR_PC, r);
+        uint64_t pcb = table_u64(t, DM_INSTR_PC_BYTE, r);
         k[r].v[0] = table_i64(t, DM_INSTR_TIMESTAMP, r);
         k[r].v[1] = table_i64(t, DM_INSTR_DURATION, r);
         k[r].v[2] = np_engine_code(m, table_str(t, DM_INSTR_ENGINE, r));
         k[r].v[3] = table_i64(t, DM_INSTR_EVT_WAIT, r);
-        k[r].v[4] = pcb >= 0 ? pcb : pc >= 0 ? (pc & 0xff) : -1;
+        k[r].v[4] = (int64_t)(pcb & 0xff);
         k[r].row = r;
     }
     return k;

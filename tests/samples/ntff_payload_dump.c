@@ -6,7 +6,8 @@
  * Output: {"version", "trust": {...}, "absent": [...], "cores": [{"name", "physical_id", "f14", "origin": {rule,
  *   why, engine, floor_ns (floor of the origin in ns on its clock)},
  *   "stats": {...}, "metadata": {...}, "model_info": {...}, "instructions": [[ts, dur, engine, wait, pc_byte, pc,
- *   opcode, label]], "dma": [[ts, dur, engine, queue, size, crc]], "semaphores": [[ts, index, value, d, b, c]]}],
+ *   opcode, label]], "dma": [[ts, dur, engine, queue, size, crc]] (pc and crc from a second scan: the model
+ *   does not keep them), "semaphores": [[ts, index, value, d, b, c]]}],
  *   "crosscheck": {...} (core 0 against --export)}. Exit: 0 ok, 1 decoder error (code, offset, message on
  *   stderr), 2 usage. */
 #include <inttypes.h>
@@ -56,25 +57,51 @@ static json_t *dump_stats(const ntff_scan_stats *s)
                      (json_int_t)s->kind5_records);
 }
 
-static json_t *dump_rows(const device_model *m, device_model_table which)
+/* The full pc and the DMA CRC are not in the model: a scan of the same core gives them in the same order. */
+typedef struct dump_extra {
+    json_t *pc, *crc;
+} dump_extra;
+
+static int dump_pc(void *ctx, const ntff_instr_row *r)
+{
+    return json_array_append_new(((dump_extra *)ctx)->pc, json_integer(r->pc));
+}
+
+static int dump_crc(void *ctx, const ntff_dma_row *r)
+{
+    return json_array_append_new(((dump_extra *)ctx)->crc, json_integer(r->crc));
+}
+
+static int dump_scan_extra(const ntff_payload *p, size_t core, const ntff_origin *o, dump_extra *x, nl_error *err)
+{
+    static const ntff_payload_visitor v = {dump_pc, dump_crc, NULL};
+    x->pc = json_array();
+    x->crc = json_array();
+    return ntff_payload_scan(p, core, NTFF_SECTION_INSTRUCTIONS, o, &v, x, NULL, err) ||
+                   ntff_payload_scan(p, core, NTFF_SECTION_DMA, o, &v, x, NULL, err)
+               ? -1
+               : 0;
+}
+
+static json_t *dump_rows(const device_model *m, device_model_table which, const dump_extra *x)
 {
     const table *t = device_model_table_get(m, which);
     json_t *a = json_array();
     for (size_t r = 0; r < table_rows(t); r++) {
         json_t *row;
         if (which == DEVICE_MODEL_INSTRUCTIONS)
-            row = json_pack("[I I o I I I o o]", (json_int_t)table_i64(t, DM_INSTR_TIMESTAMP, r),
+            row = json_pack("[I I o I I O o o]", (json_int_t)table_i64(t, DM_INSTR_TIMESTAMP, r),
                             (json_int_t)table_i64(t, DM_INSTR_DURATION, r),
                             dump_str(m, table_str(t, DM_INSTR_ENGINE, r)),
                             (json_int_t)table_i64(t, DM_INSTR_EVT_WAIT, r),
-                            (json_int_t)table_i64(t, DM_INSTR_PC_BYTE, r), (json_int_t)table_i64(t, DM_INSTR_PC, r),
+                            (json_int_t)table_u64(t, DM_INSTR_PC_BYTE, r), json_array_get(x->pc, r),
                             dump_str(m, table_str(t, DM_INSTR_OPCODE, r)),
                             dump_str(m, table_str(t, DM_INSTR_LABEL, r)));
         else if (which == DEVICE_MODEL_DMA)
-            row = json_pack("[I I I I I I]", (json_int_t)table_i64(t, DM_DMA_TIMESTAMP, r),
+            row = json_pack("[I I I I I O]", (json_int_t)table_i64(t, DM_DMA_TIMESTAMP, r),
                             (json_int_t)table_i64(t, DM_DMA_DURATION, r), (json_int_t)table_i64(t, DM_DMA_ENGINE, r),
                             (json_int_t)table_i64(t, DM_DMA_QUEUE_IDX, r),
-                            (json_int_t)table_u64(t, DM_DMA_TRANSFER_SIZE, r), (json_int_t)table_i64(t, DM_DMA_CRC, r));
+                            (json_int_t)table_u64(t, DM_DMA_TRANSFER_SIZE, r), json_array_get(x->crc, r));
         else
             row = json_pack("[I I I I I I]", (json_int_t)table_i64(t, DM_NSEM_TIMESTAMP, r),
                             (json_int_t)table_i64(t, DM_NSEM_INDEX, r), (json_int_t)table_i64(t, DM_NSEM_VALUE, r),
@@ -157,8 +184,11 @@ int main(int argc, char **argv)
         const ntff_payload_core *core = ntff_payload_core_at(p, c);
         device_model *m = device_model_new(&err);
         ntff_payload_report rep;
-        if (!m || ntff_payload_fill_model(p, c, m, &rep, &err)) {
+        dump_extra x = {NULL, NULL};
+        if (!m || ntff_payload_fill_model(p, c, m, &rep, &err) || dump_scan_extra(p, c, &rep.origin, &x, &err)) {
             device_model_free(m);
+            json_decref(x.pc);
+            json_decref(x.crc);
             rc = dump_fail(&err);
             break;
         }
@@ -175,15 +205,17 @@ int main(int argc, char **argv)
                                "slots", slots, "stats", stats, "metadata",
                                dump_record(m, DEVICE_MODEL_METADATA), "model_info",
                                dump_record(m, DEVICE_MODEL_MODEL_INFO), "instructions",
-                               dump_rows(m, DEVICE_MODEL_INSTRUCTIONS), "dma", dump_rows(m, DEVICE_MODEL_DMA),
-                               "semaphores", dump_rows(m, DEVICE_MODEL_NTFF_SEMAPHORES));
+                               dump_rows(m, DEVICE_MODEL_INSTRUCTIONS, &x), "dma", dump_rows(m, DEVICE_MODEL_DMA, &x),
+                               "semaphores", dump_rows(m, DEVICE_MODEL_NTFF_SEMAPHORES, &x));
+        json_decref(x.pc);
+        json_decref(x.crc);
         json_array_append_new(json_object_get(out, "cores"), jc);
         if (c == 0 && export_path) {
-            json_t *x = dump_crosscheck(m, export_path, &err);
-            if (!x)
+            json_t *check = dump_crosscheck(m, export_path, &err);
+            if (!check)
                 rc = dump_fail(&err);
             else
-                json_object_set_new(out, "crosscheck", x);
+                json_object_set_new(out, "crosscheck", check);
         }
         device_model_free(m);
     }
