@@ -8,6 +8,10 @@
  *                  [--target-bytes SIZE] [--warmup-factor F] [--outlier-factor F] [--missing-dge]
  *                  [--no-source] [--demo] [--capture] [--ranks N] [--executions N] [--kineto]
  *                  [--kineto-target-bytes SIZE] [--quiet]
+ *   nl-gen-profile --ntff-out FILE [--ntff-version 5|6] [--ntff-target-bytes SIZE] [--cores N] [--seed N]
+ *
+ * The second form writes one SYNTHETIC NTFF with a payload (gen_ntff.h) and FILE.expected.json (what a
+ * decoder must find per core); the other options do not apply to it.
  *
  * The files and their rules: bench/README.md. This file only parses arguments into a gen_options (the
  * --demo base when given, else the defaults, then the explicit options on top), calls gen_write and, unless
@@ -21,12 +25,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "gen_ntff.h"
 #include "gen_profile.h"
 
 typedef struct gen_cli {
     gen_options o; /* explicit options only; merged onto the base in gen_parse_args */
     const char *out;
     int have_layers, have_cores, have_ipl, have_warmup, have_outlier, quiet;
+    const char *ntff_out;       /* --ntff-out: the NTFF form */
+    uint64_t ntff_version, ntff_bytes;
 } gen_cli;
 
 static void gen_usage(FILE *f)
@@ -49,7 +56,11 @@ static void gen_usage(FILE *f)
           "  --ranks N            capture directories (1..256, default 1; above 1 needs --capture)\n"
           "  --executions N       executions per rank, the first a warm-up (1..1000, default 3)\n"
           "  --kineto             a PyTorch profiler trace.json per rank (top level without --capture)\n"
-          "  --kineto-target-bytes SIZE  size each trace.json to about SIZE (implies --kineto)\n",
+          "  --kineto-target-bytes SIZE  size each trace.json to about SIZE (implies --kineto)\n"
+          "   or: nl-gen-profile --ntff-out FILE [--ntff-version 5|6] [--ntff-target-bytes SIZE] [--cores N]\n"
+          "                      [--seed N] [--quiet]\n"
+          "Writes one SYNTHETIC NTFF with a payload in the documented layout (v5: inf2-like, v6: trn2-like;\n"
+          "default v5, 64M, 1 core) and FILE.expected.json.\n",
           f);
 }
 
@@ -139,6 +150,10 @@ static int gen_parse_valued(gen_cli *cli, const char *a, const char *v)
     if (!strcmp(a, "--cores"))
         return gen_parse_u64(v, GEN_MAX_CORES, &n) == 0 ? (cli->o.cores = (int)n, cli->have_cores = 1, 0)
                                                         : gen_bad_value(a, v);
+    if (!strcmp(a, "--ntff-version"))
+        return gen_parse_u64(v, 6, &cli->ntff_version) == 0 && cli->ntff_version >= 5 ? 0 : gen_bad_value(a, v);
+    if (!strcmp(a, "--ntff-target-bytes"))
+        return gen_parse_size(v, &cli->ntff_bytes) == 0 ? 0 : gen_bad_value(a, v);
     if (!strcmp(a, "--instructions-per-layer"))
         return gen_parse_u64(v, GEN_MAX_IPL, &n) == 0
                    ? (cli->o.instructions_per_layer = (uint32_t)n, cli->have_ipl = 1, 0)
@@ -166,7 +181,8 @@ static int gen_parse_opt(gen_cli *cli, int argc, char **argv, int *i)
         return cli->o.kineto = 1, 0;
     static const char *const valued[] = {"--out", "--target-bytes", "--warmup-factor", "--outlier-factor", "--seed",
                                          "--layers", "--cores", "--instructions-per-layer", "--ranks",
-                                         "--executions", "--kineto-target-bytes"};
+                                         "--executions", "--kineto-target-bytes", "--ntff-out", "--ntff-version",
+                                         "--ntff-target-bytes"};
     size_t k = 0;
     while (k < sizeof valued / sizeof valued[0] && strcmp(a, valued[k]))
         k++;
@@ -178,6 +194,8 @@ static int gen_parse_opt(gen_cli *cli, int argc, char **argv, int *i)
         return -1;
     if (!strcmp(a, "--out"))
         return cli->out = v, 0;
+    if (!strcmp(a, "--ntff-out"))
+        return cli->ntff_out = v, 0;
     return gen_parse_valued(cli, a, v);
 }
 
@@ -220,6 +238,8 @@ static int gen_parse_args(gen_cli *cli, int argc, char **argv, gen_options *o)
         if (rc != 0)
             return rc;
     }
+    if (cli->ntff_out)
+        return 0;
     if (!cli->out) {
         gen_usage(stderr);
         return -1;
@@ -280,6 +300,50 @@ static void gen_report(const char *out, double secs)
     json_decref(exp);
 }
 
+/* The NTFF form: the file, then FILE.expected.json. */
+static int gen_ntff_main(const gen_cli *cli)
+{
+    gen_ntff_options o = {.seed = cli->o.seed, .version = cli->ntff_version ? (int)cli->ntff_version : 5,
+                          .cores = cli->have_cores ? cli->o.cores : 1,
+                          .target_bytes = cli->ntff_bytes ? cli->ntff_bytes : (uint64_t)64 << 20};
+    gen_ntff_expected x;
+    char msg[512];
+    if (gen_ntff_write(&o, cli->ntff_out, &x, msg, sizeof msg) != 0) {
+        fprintf(stderr, "nl-gen-profile: %s\n", msg);
+        return 1;
+    }
+    json_t *cores = json_array();
+    for (int c = 0; c < x.cores; c++) {
+        const gen_ntff_core_expected *k = &x.core[c];
+        json_t *vis = json_object();
+        static const char *const names[6] = {"", "Tensor", "Scalar", "GpSimd", "Vector", "Sync"};
+        for (int e = 1; e <= 5; e++)
+            json_object_set_new(vis, names[e], json_integer((json_int_t)k->visible[e]));
+        json_array_append_new(cores, json_pack("{ss so sI sI sI sI sI sI ss}", "name", k->name, "visible", vis,
+                                               "instr_records", (json_int_t)k->instr_records, "dma_records",
+                                               (json_int_t)k->dma_records, "sem_records", (json_int_t)k->sem_records,
+                                               "kind5_records", (json_int_t)k->kind5_records, "dma_visible",
+                                               (json_int_t)k->dma_visible, "dma_before_origin",
+                                               (json_int_t)k->dma_before_origin, "origin_rule", k->origin_rule));
+    }
+    json_t *root = json_pack("{ss sI si sI sI sI so}", "synthetic", "nl-gen-profile --ntff-out", "seed",
+                             (json_int_t)o.seed, "version", o.version, "file_bytes", (json_int_t)x.file_bytes,
+                             "payload_bytes", (json_int_t)x.payload_bytes, "metadata_bytes",
+                             (json_int_t)x.metadata_bytes, "cores", cores);
+    char path[4096];
+    snprintf(path, sizeof path, "%s.expected.json", cli->ntff_out);
+    int rc = json_dump_file(root, path, JSON_INDENT(1));
+    json_decref(root);
+    if (rc != 0) {
+        fprintf(stderr, "nl-gen-profile: cannot write %s\n", path);
+        return 1;
+    }
+    if (!cli->quiet)
+        printf("nl-gen-profile: SYNTHETIC NTFF v%d %s: %llu bytes, %d core(s)\n", o.version, cli->ntff_out,
+               (unsigned long long)x.file_bytes, x.cores);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     gen_cli cli;
@@ -288,6 +352,8 @@ int main(int argc, char **argv)
     int rc = gen_parse_args(&cli, argc, argv, &o);
     if (rc != 0)
         return rc > 0 ? 0 : 2;
+    if (cli.ntff_out)
+        return gen_ntff_main(&cli);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (gen_write(&o, cli.out, msg, sizeof msg) != 0) {

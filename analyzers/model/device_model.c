@@ -41,6 +41,7 @@ static const table_column dm_instr_cols[DM_INSTR_NCOLS] = {
     [DM_INSTR_SPILL_SAVE] = {"spill_save_bytes", TABLE_UINT},
     [DM_INSTR_SPILL_RELOAD] = {"spill_reload_bytes", TABLE_UINT},
     [DM_INSTR_FLAGS] = {"flags", TABLE_UINT},
+    [DM_INSTR_PC_BYTE] = {"pc_byte", TABLE_UINT},
 };
 
 static const table_column dm_dma_cols[DM_DMA_NCOLS] = {
@@ -94,6 +95,15 @@ static const table_column dm_layer_cols[DM_LAYER_NCOLS] = {
     [DM_LAYER_HFU] = {"tensor_engine_hfu", TABLE_F64},
 };
 
+static const table_column dm_nsem_cols[DM_NSEM_NCOLS] = {
+    [DM_NSEM_TIMESTAMP] = {"timestamp", TABLE_INT},
+    [DM_NSEM_INDEX] = {"semaphore", TABLE_INT},
+    [DM_NSEM_VALUE] = {"value", TABLE_INT},
+    [DM_NSEM_CODE] = {"d", TABLE_INT},
+    [DM_NSEM_B] = {"b", TABLE_INT},
+    [DM_NSEM_C] = {"c", TABLE_INT},
+};
+
 static const table_column dm_warn_cols[DM_WARN_NCOLS] = {
     [DM_WARN_MESSAGE] = {"message", TABLE_STR},
     [DM_WARN_CATEGORY] = {"category", TABLE_STR},
@@ -112,6 +122,7 @@ static const dm_schema dm_schemas[DEVICE_MODEL_TABLE_COUNT] = {
     [DEVICE_MODEL_SEMAPHORES] = {"semaphore_update", dm_sem_cols, DM_SEM_NCOLS},
     [DEVICE_MODEL_LAYERS] = {"layer_summary", dm_layer_cols, DM_LAYER_NCOLS},
     [DEVICE_MODEL_WARNINGS] = {"warnings", dm_warn_cols, DM_WARN_NCOLS},
+    [DEVICE_MODEL_NTFF_SEMAPHORES] = {"ntff_semaphore", dm_nsem_cols, DM_NSEM_NCOLS},
 };
 
 static const char *const dm_record_names[DEVICE_MODEL_RECORD_COUNT] = {
@@ -134,6 +145,7 @@ static const struct {
     {DEVICE_MODEL_SEMAPHORES, DM_SEM_TIMESTAMP},
     {DEVICE_MODEL_LAYERS, DM_LAYER_START},
     {DEVICE_MODEL_LAYERS, DM_LAYER_END},
+    {DEVICE_MODEL_NTFF_SEMAPHORES, DM_NSEM_TIMESTAMP},
 };
 
 typedef struct dm_note_key {

@@ -1,9 +1,10 @@
 /* device_model — the columnar model of one device profile (one NeuronCore execution).
  *
- * Owns: one arena holding everything of the profile: the strtab, six tables (instructions, dma,
- * active_time, semaphore_update, layer_summary, warnings), five singleton records (summary, metadata,
- * model_info, profile_info, neff_header) and the notes a reader leaves (arrays read or skipped, unknown keys).
- * device_model_free releases all of it; every pointer and id obtained from a model is valid while it lives.
+ * Owns: one arena holding everything of the profile: the strtab, seven tables (instructions, dma,
+ * active_time, semaphore_update, layer_summary, warnings, ntff_semaphore), five singleton records (summary,
+ * metadata, model_info, profile_info, neff_header) and the notes a reader leaves (arrays read or skipped,
+ * unknown keys). device_model_free releases all of it; every pointer and id obtained from a model is valid
+ * while it lives.
  * Threads: a reader builds it on one thread; after device_model_finish it is read-only and may be shared.
  * Errors: building functions return 0/-1 with a nullable nl_error (NL_ERR_NOMEM, NL_ERR_LIMIT, NL_ERR_FORMAT).
  *
@@ -29,6 +30,7 @@ typedef enum device_model_table {
     DEVICE_MODEL_SEMAPHORES,   /* semaphore_update[]  §4.4 */
     DEVICE_MODEL_LAYERS,       /* layer_summary[]     §4.4 */
     DEVICE_MODEL_WARNINGS,     /* warnings[]          §4.4 */
+    DEVICE_MODEL_NTFF_SEMAPHORES, /* kind-1 records of a decoded NTFF, raw (ntff_payload.h); no export has it */
     DEVICE_MODEL_TABLE_COUNT
 } device_model_table;
 
@@ -65,6 +67,8 @@ enum {
     DM_INSTR_SPILL_SAVE,
     DM_INSTR_SPILL_RELOAD,
     DM_INSTR_FLAGS,           /* UINT, DM_INSTR_F_* */
+    DM_INSTR_PC_BYTE,         /* UINT pc & 0xff: an NTFF record's byte a, or the export's `pc` & 0xff (0 without
+                                 one); the full pc above 255 is not in an NTFF (ntff_payload.h) */
     DM_INSTR_NCOLS
 };
 #define DM_INSTR_F_DMA_TRIGGER 1u /* compiler_opcode PSEUDO_DMA_* or opcode DMA_* (§4.2) */
@@ -105,6 +109,18 @@ enum {
     DM_SEM_VALUE,     /* INT */
     DM_SEM_TIMESTAMP, /* INT ns */
     DM_SEM_NCOLS
+};
+
+/* ntff_semaphore columns: one kind-1 NTFF record each (ntff.md "Kind 1"); the mapping to the export's
+ * semaphore_update rows is open, so these are the raw fields. */
+enum {
+    DM_NSEM_TIMESTAMP, /* INT ns on the semaphore clock (clock subfield 6), relative to the decode's origin */
+    DM_NSEM_INDEX,     /* INT byte a: semaphore index */
+    DM_NSEM_VALUE,     /* INT w: value */
+    DM_NSEM_CODE,      /* INT byte d (d & 3 == 3) */
+    DM_NSEM_B,         /* INT byte b, raw */
+    DM_NSEM_C,         /* INT byte c, raw */
+    DM_NSEM_NCOLS
 };
 
 /* layer_summary columns; times in integer ns (§0.3). Per engine E in tensor, vector, scalar, gpsimd, sync

@@ -107,7 +107,8 @@ static const nj_field nj_instr_fields[] = {
     {"nki_source_location", NJ_SRC_NKI, 0, 0}, {"bir_debug_info_source_location", NJ_SRC_BIR, 0, 0},
     {"hlo_attrs", NJ_HLO_ATTRS, 0, 0},
     NJ_I("activation_fn"), NJ_I("bir_id"), NJ_I("bir_instruction_name"), NJ_I("crc_in"), NJ_I("crc_out"),
-    NJ_I("fully_qualified_subgraph"), NJ_I("operands"), NJ_I("pc"), NJ_I("penguin_id"), NJ_I("raw_bir_id"),
+    NJ_I("fully_qualified_subgraph"), NJ_I("operands"), NJ_C("pc", DM_INSTR_PC_BYTE), NJ_I("penguin_id"),
+    NJ_I("raw_bir_id"),
     NJ_I("raw_penguin_id"), NJ_I("compiler_operands"), NJ_I("compiler_pc"), NJ_I("elements"),
     NJ_I("psum_read_sbuf_write_bytes"), NJ_I("is_psum_read_sbuf_write"), NJ_I("weight_queue_bytes"),
     NJ_I("predecessors"), NJ_I("raw_framework_id"), NJ_I("raw_hlo_id"), NJ_I("trigger"),
@@ -805,6 +806,7 @@ static int nj_finish_instruction(nj_reader *r)
     if (!src && nj_attrs_source(r, r->hlo_attrs, &src) != 0)
         return -1;
     r->row[DM_INSTR_SOURCE].s = src;
+    r->row[DM_INSTR_PC_BYTE].u &= 0xff; /* the NTFF's pc byte: the column a decoded NTFF fills (1 B per row) */
     if (nj_has_prefix(r, r->row[DM_INSTR_COMPILER_OPCODE].s, "PSEUDO_DMA_") ||
         nj_has_prefix(r, r->row[DM_INSTR_OPCODE].s, "DMA_"))
         r->row[DM_INSTR_FLAGS].u |= DM_INSTR_F_DMA_TRIGGER;
