@@ -137,10 +137,11 @@ json_t *page_envelope(const nl_select *sel, json_t *units_take)
     json_object_set_new(out, "profile", shape_profile_label(sel->cat, sel->profile));
     json_object_set_new(out, "units", units_take);
     json_t *prov = shape_profile_provenance(sel->cat, sel->profile);
-    if (sel->model) {
-        const device_model *m = nl_model_ref_device(sel->model);
+    if (sel->model && sel->decoded) {
+        nl_select_model_provenance(sel, prov);
+    } else if (sel->model) { /* this key order, as results always had it */
         json_object_set_new(prov, "export_file", json_string(sel->export_path));
-        json_object_set_new(prov, "export", page_versions(m));
+        json_object_set_new(prov, "export", page_versions(nl_model_ref_device(sel->model)));
         json_object_set_new(prov, "model", json_pack("{s:s, s:f}", "cache", nl_model_ref_was_cached(sel->model) ? "warm" : "cold",
                                                      "load_ms", round(nl_model_ref_load_ms(sel->model) * 1000) / 1000));
     }

@@ -4,6 +4,7 @@
 #include "scan.h"
 #include "shape.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@ int nl_select_profile_in(nl_call *call, nl_catalog *cat_take, const char *wanted
     memset(sel, 0, sizeof *sel);
     sel->cat = cat_take;
     sel->analysis = analysis;
+    sel->core = -1;
     sel->data_quality = json_array();
     nl_choice choice;
     if (nl_catalog_choose(cat_take, wanted, analysis, family, because, &choice) &&
@@ -23,6 +25,7 @@ int nl_select_profile_in(nl_call *call, nl_catalog *cat_take, const char *wanted
         return -1;
     }
     sel->profile = choice.profile;
+    sel->core = choice.core;
     if (choice.note[0])
         json_array_append_new(sel->data_quality, shape_quality("info", choice.note, "pass \"profile\" to analyse "
                                                                "another one", NULL));
@@ -75,6 +78,36 @@ json_t *nl_select_label(const nl_select *sel)
 json_t *nl_select_quality(const nl_select *sel)
 {
     return json_deep_copy(sel->data_quality);
+}
+
+static void prov_meta(json_t *o, const char *key, const device_model *m, const char *meta_key)
+{
+    const kvlist *md = device_model_record_get(m, DEVICE_MODEL_METADATA);
+    const char *v = NULL;
+    if (md && kvlist_get_str(md, meta_key, &v))
+        json_object_set_new(o, key, json_string(v));
+}
+
+void nl_select_model_provenance(const nl_select *sel, json_t *prov)
+{
+    if (!sel->model)
+        return;
+    if (sel->decoded) {
+        const device_model *m = nl_model_ref_device(sel->model);
+        const nl_catalog_file *ntff = nl_catalog_file_at(sel->cat, (size_t)sel->profile->ntff);
+        json_t *d = json_pack("{s:s, s:s, s:i}", "reader", "neuronlens native NTFF payload decoder", "file",
+                              ntff->rel_path, "ntff_version", ntff->ntff_version);
+        prov_meta(d, "architecture", m, "neuronlens_ntff_architecture");
+        prov_meta(d, "trust", m, "neuronlens_ntff_trust");
+        prov_meta(d, "trust_label", m, "neuronlens_ntff_trust_label");
+        prov_meta(d, "core", m, "neuronlens_ntff_core");
+        prov_meta(d, "time_origin_rule", m, "neuronlens_ntff_origin_rule");
+        json_object_set_new(prov, "decoded", d);
+    } else if (sel->export_path) {
+        json_object_set_new(prov, "export_file", json_string(sel->export_path));
+    }
+    json_object_set_new(prov, "model", json_pack("{s:s, s:f}", "cache", nl_model_ref_was_cached(sel->model) ? "warm" : "cold",
+                                                 "load_ms", round(nl_model_ref_load_ms(sel->model) * 1000) / 1000));
 }
 
 void nl_select_merge_quality(const nl_select *sel, nl_tool_result *res)
@@ -143,11 +176,68 @@ static int load_export(nl_call *call, nl_select *sel, const char *path, nl_tool_
     return -1;
 }
 
-/* NTFF without an export: run neuron-profile when installed, else abstain with the command. */
-static int load_with_adapter(nl_call *call, nl_select *sel, nl_tool_result *res)
+static const char *meta_str(const device_model *m, const char *key)
+{
+    const kvlist *md = device_model_record_get(m, DEVICE_MODEL_METADATA);
+    const char *v = NULL;
+    return md && kvlist_get_str(md, key, &v) ? v : NULL;
+}
+
+/* What every result of a decoded NTFF says: which version and architecture, whether that combination is
+ * verified against neuron-profile's exports, which physical core, and the fields only an export carries. */
+static void decoded_quality(nl_select *sel, const nl_catalog_file *ntff)
+{
+    const device_model *m = nl_model_ref_device(sel->model);
+    const char *trust = meta_str(m, "neuronlens_ntff_trust"), *label = meta_str(m, "neuronlens_ntff_trust_label");
+    const char *core = meta_str(m, "neuronlens_ntff_core"), *absent = meta_str(m, "neuronlens_ntff_absent");
+    const char *rule = meta_str(m, "neuronlens_ntff_origin_rule");
+    bool verified = trust && !strcmp(trust, "verified");
+    char problem[1024];
+    snprintf(problem, sizeof problem, "decoded natively from NTFF v%u (%s, core %s, time origin rule %s): %s",
+             ntff->ntff_version, meta_str(m, "neuronlens_ntff_architecture") ? meta_str(m, "neuronlens_ntff_architecture")
+                                                                              : "unknown architecture",
+             core ? core : "?", rule ? rule : "?", label ? label : "");
+    json_array_append_new(sel->data_quality,
+                          shape_quality(verified ? "info" : "warning", problem,
+                                        verified ? NULL : "cross-check with neuron-profile view --output-format json "
+                                                          "where it is installed; an export next to the NTFF is used "
+                                                          "instead and compared", ntff->rel_path));
+    if (absent && *absent) {
+        snprintf(problem, sizeof problem, "fields only the export or the NEFF carries are absent (not zero): %s", absent);
+        json_array_append_new(sel->data_quality,
+                              shape_quality("info", problem, "export with neuron-profile view --output-format json for "
+                                            "operands, layers, HLO names and DMA tensor names", ntff->rel_path));
+    }
+}
+
+/* An NTFF alone: decoded natively (one physical core), its trust stated. */
+static int load_decoded(nl_call *call, nl_select *sel, nl_tool_result *res)
+{
+    const nl_catalog_file *ntff = nl_catalog_file_at(sel->cat, (size_t)sel->profile->ntff);
+    nl_error err;
+    nl_error_clear(&err);
+    nl_model_load_options opt = {.cancel = call->cancel};
+    nl_model_source src = {.kind = NL_MODEL_NTFF, .path = ntff->path, .core = sel->core};
+    nl_call_progress(call, 0, 1, "decoding the NTFF");
+    sel->model = nl_model_cache_get(nl_tools_models(call->tools), &src, &opt, &err);
+    if (!sel->model) {
+        load_error(res, "NTFF", ntff->path, &err, "Copy the NTFF again from the capture; if it is whole, export it "
+                   "with neuron-profile view --output-format json and pass the export.");
+        return -1;
+    }
+    sel->decoded = true;
+    decoded_quality(sel, ntff);
+    return 0;
+}
+
+/* An NTFF without an export: neuron-profile's export when it is installed and the NTFF is small, else the
+ * native decode. */
+static int load_ntff(nl_call *call, nl_select *sel, nl_tool_result *res)
 {
     const nl_catalog *cat = sel->cat;
     const nl_catalog_file *ntff = nl_catalog_file_at(cat, (size_t)sel->profile->ntff);
+    if (ntff->size > NL_SELECT_ADAPTER_MAX_BYTES || sel->core >= 0)
+        return load_decoded(call, sel, res);
     const char *neff = file_path(cat, sel->profile->neff);
     nl_adapter_options opt = {.cancel = call->cancel};
     nl_error err;
@@ -165,16 +255,10 @@ static int load_with_adapter(nl_call *call, nl_select *sel, nl_tool_result *res)
     }
     if (err.code == NL_ERR_CANCELLED)
         return nl_tool_result_error(res, "cancelled"), -1;
-    char *hint = nl_adapter_command_hint(ntff->path, neff);
-    snprintf(sel->abstain_reason, sizeof sel->abstain_reason,
-             "the NTFF's instruction and DMA records are in a proprietary encoding that only AWS's neuron-profile "
-             "decodes, and %s", err.code == NL_ERR_NOT_FOUND ? "neuron-profile is not installed on this machine"
-                                                             : err.message);
-    snprintf(sel->abstain_fix, sizeof sel->abstain_fix,
-             "On the Trainium host run: %s — then call this tool again on the directory holding the .json (or set "
-             "NEURONLENS_NEURON_PROFILE to the neuron-profile binary here).", hint ? hint : "neuron-profile view");
-    free(hint);
-    return 0;
+    if (err.code != NL_ERR_NOT_FOUND)
+        json_array_append_new(sel->data_quality, shape_quality("warning", err.message, "the NTFF was decoded natively "
+                                                               "instead", ntff->rel_path));
+    return load_decoded(call, sel, res);
 }
 
 static int load_device(nl_call *call, nl_select *sel, nl_tool_result *res)
@@ -183,7 +267,7 @@ static int load_device(nl_call *call, nl_select *sel, nl_tool_result *res)
     if (p->json_export >= 0)
         return load_export(call, sel, file_path(sel->cat, p->json_export), res);
     if (p->ntff >= 0)
-        return load_with_adapter(call, sel, res);
+        return load_ntff(call, sel, res);
     return nl_tool_result_error(res, "Profile %s has no full JSON export and no NTFF to read.", p->id), -1;
 }
 

@@ -5,10 +5,11 @@
  * their ids, their readiness and the wording of every "unknown", "ambiguous" or "cannot answer" message, so
  * the same folder reads the same in every tool. nl_select_load then reads the chosen profile's model through
  * the shared model cache (one typed reference, warm after the first call): a device profile from its full
- * JSON export — or, for an NTFF alone, from the export neuron-profile makes when it is installed
- * (export_adapter), else the selection carries an abstention (reason and the exact command) while the
- * catalog facts stay available — a system profile from its .pb files, a framework trace from its file, a
- * show-session dump from its text. Any worker thread may call these; results are owned by the selection. */
+ * JSON export — or, for an NTFF alone, from the export neuron-profile makes when it is installed and the
+ * NTFF is small (NL_SELECT_ADAPTER_MAX_BYTES: the export carries what the payload does not), else from the
+ * NTFF decoded natively (one physical core: the busiest, or the one "<id>@core<N>" names; its trust, version
+ * and the fields it lacks go to data_quality) — a system profile from its .pb files, a framework trace from
+ * its file, a show-session dump from its text. Any worker thread may call these; results are owned by the selection. */
 #ifndef NL_SELECT_H
 #define NL_SELECT_H
 
@@ -21,12 +22,18 @@
 #include "system_model.h"
 #include "tools.h"
 
+/* NTFFs up to this size are exported with neuron-profile when it is installed; larger ones (neuron-profile
+ * takes over 30 minutes beyond 2 GB) and all of them without it are decoded natively. */
+#define NL_SELECT_ADAPTER_MAX_BYTES ((uint64_t)64 << 20)
+
 typedef struct nl_select {
     nl_catalog *cat;                   /* owned */
     const nl_catalog_profile *profile; /* borrowed from cat */
     nl_analysis analysis;
     nl_model_ref *model;               /* owned; NULL before nl_select_load and when it abstains */
     bool unsupported;                  /* the analysis cannot read this profile: abstain_* say why, nothing loads */
+    int64_t core;                      /* the physical core "<id>@core<N>" asked for, -1 for the default */
+    bool decoded;                      /* the device model was decoded from the NTFF itself (no export) */
     char *export_path;                 /* device: the export the model came from (malloc'd) */
     bool export_generated;             /* produced by neuron-profile for this call or earlier (cached) */
     char abstain_reason[1024];         /* why there is no model ("" when there is) */
@@ -55,6 +62,10 @@ void nl_select_clear(nl_select *sel);
 
 /* {"id", "kind", ["source"], "rank", "core", ["process"], ["dir"]} of the chosen profile. */
 json_t *nl_select_label(const nl_select *sel);
+/* Where the loaded model came from, added to a result's provenance: the export file, or for an NTFF decoded
+ * natively the decoder's trust (version, architecture, verified or not, core, time origin rule); and whether
+ * the model came warm from the cache. */
+void nl_select_model_provenance(const nl_select *sel, json_t *prov);
 /* Data-quality entries of the selection (a new reference). */
 json_t *nl_select_quality(const nl_select *sel);
 /* Add the selection's data-quality entries that res's structured result does not carry yet (handlers that

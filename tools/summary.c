@@ -9,6 +9,7 @@
 #include "tool_common.h"
 #include "device_summary.h"
 #include "memo.h"
+#include "ntff_payload.h"
 #include "select.h"
 #include "shape.h"
 #include "summary_kinds.h"
@@ -256,8 +257,12 @@ static int summarize(nl_call *call, nl_select *sel, json_t *out, nl_tool_result 
     quality_json(ds, json_object_get(out, "data_quality"));
     if (!sum)
         json_array_append_new(json_object_get(out, "data_quality"),
-                              shape_quality("warning", "the export has no summary record: FLOPs, MFU and byte totals are unavailable",
-                                            "Export again with a current neuron-profile (view --output-format json).", NULL));
+                              sel->decoded ? shape_quality("info", "the NTFF carries no summary record: FLOPs, MFU and byte "
+                                                           "totals come only from neuron-profile's export",
+                                                           "Export with neuron-profile view --output-format json for them.", NULL)
+                                           : shape_quality("warning", "the export has no summary record: FLOPs, MFU and byte "
+                                                           "totals are unavailable", "Export again with a current "
+                                                           "neuron-profile (view --output-format json).", NULL));
     add_versions(json_object_get(out, "provenance"), m);
     return 0;
 }
@@ -384,6 +389,60 @@ static int summary_from_summary_json(const json_t *args, const nl_catalog_file *
     return 0;
 }
 
+/* NTFFs up to this size are decoded to cross-check the export of the same NTFF. */
+#define SUMMARY_CROSSCHECK_MAX_BYTES ((uint64_t)256 << 20)
+
+/* When both the export and its NTFF are here: the export answers, and the NTFF decoded natively is compared
+ * with it, so a disagreement between the two is reported, never hidden. */
+static void summary_crosscheck(nl_call *call, const nl_select *sel, json_t *out)
+{
+    const nl_catalog_profile *p = sel->profile;
+    if (sel->decoded || sel->export_generated || p->ntff < 0 || !sel->model)
+        return;
+    const nl_catalog_file *ntff = nl_catalog_file_at(sel->cat, (size_t)p->ntff);
+    json_t *prov = json_object_get(out, "provenance");
+    if (!ntff->valid || ntff->ntff_version < NL_NTFF_PAYLOAD_VERSION_MIN || ntff->ntff_version > NL_NTFF_PAYLOAD_VERSION_MAX)
+        return;
+    if (ntff->size > SUMMARY_CROSSCHECK_MAX_BYTES) {
+        json_object_set_new(prov, "ntff_crosscheck", json_pack("{s:s}", "status", "not run: the NTFF is larger than "
+                                                               "256 MB (call summary on the NTFF alone to decode it)"));
+        return;
+    }
+    nl_error err;
+    nl_error_clear(&err);
+    nl_model_load_options opt = {.cancel = call->cancel};
+    nl_model_source src = {.kind = NL_MODEL_NTFF, .path = ntff->path, .core = -1};
+    nl_model_ref *ref = nl_model_cache_get(nl_tools_models(call->tools), &src, &opt, &err);
+    ntff_crosscheck cc;
+    if (!ref || ntff_payload_crosscheck(nl_model_ref_device(ref), nl_model_ref_device(sel->model), &cc, &err)) {
+        json_object_set_new(prov, "ntff_crosscheck", json_pack("{s:s, s:s}", "status", "failed", "error", err.message));
+        json_array_append_new(json_object_get(out, "data_quality"),
+                              shape_quality("warning", "the NTFF beside the export could not be decoded to cross-check "
+                                            "it", err.message, ntff->rel_path));
+        nl_model_ref_release(ref);
+        return;
+    }
+    bool agree = cc.instr_matched == cc.instr_export && cc.instr_decoded == cc.instr_export &&
+                 cc.dma_matched + cc.dma_matched_but_timestamp == cc.dma_export && cc.engine_counts_equal != 0;
+    json_t *o = json_pack("{s:s, s:{s:I, s:I, s:I}, s:{s:I, s:I, s:I, s:I, s:I}, s:o}", "status",
+                          agree ? "agree" : "disagree", "instructions", "export", (json_int_t)cc.instr_export, "decoded",
+                          (json_int_t)cc.instr_decoded, "matched", (json_int_t)cc.instr_matched, "dma_packets", "export",
+                          (json_int_t)cc.dma_export, "decoded", (json_int_t)cc.dma_decoded, "matched",
+                          (json_int_t)cc.dma_matched, "matched_but_timestamp", (json_int_t)cc.dma_matched_but_timestamp,
+                          "timestamp_max_diff_ns", (json_int_t)cc.dma_timestamp_max_diff, "engine_counts_equal",
+                          cc.engine_counts_equal < 0 ? json_null() : json_boolean(cc.engine_counts_equal));
+    if (!agree)
+        json_object_set_new(o, "first_disagreement", json_string(cc.first_instr_disagreement[0]
+                                                                     ? cc.first_instr_disagreement : cc.first_dma_disagreement));
+    json_object_set_new(prov, "ntff_crosscheck", o);
+    if (!agree)
+        json_array_append_new(json_object_get(out, "data_quality"),
+                              shape_quality("warning", "the NTFF decoded natively disagrees with its export (see "
+                                            "provenance.ntff_crosscheck): the export's numbers are shown",
+                                            "report the first disagreement to neuronlens", ntff->rel_path));
+    nl_model_ref_release(ref);
+}
+
 /* A device profile: its model (from the export, or neuron-profile's), or an abstention with the fix. */
 static int summary_device(nl_call *call, nl_select *sel, nl_tool_result *res)
 {
@@ -400,13 +459,12 @@ static int summary_device(nl_call *call, nl_select *sel, nl_tool_result *res)
         json_object_set_new(out, "abstained", json_pack("{s:s, s:s}", "reason", sel->abstain_reason, "fix", sel->abstain_fix));
     } else {
         json_object_set_new(out, "status", json_string("complete"));
-        json_object_set_new(prov, "export_file", json_string(sel->export_path));
-        json_object_set_new(prov, "model", json_pack("{s:s, s:f}", "cache", nl_model_ref_was_cached(sel->model) ? "warm" : "cold",
-                                                     "load_ms", round(nl_model_ref_load_ms(sel->model) * 1000) / 1000));
+        nl_select_model_provenance(sel, prov);
         if (summarize(call, sel, out, res)) {
             json_decref(out);
             return 0;
         }
+        summary_crosscheck(call, sel, out);
     }
     text_rendering(out, res);
     res->structured = out;

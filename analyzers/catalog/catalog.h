@@ -105,6 +105,7 @@ typedef struct nl_catalog_file {
     char uuid_hex[33];
     const char *neff_name;     /* NEFF network name / NTFF f1 / NULL */
     uint8_t ntff_version;      /* NTFF byte 0; 0 for other kinds */
+    bool ntff_payload;         /* NTFF: a payload after the metadata and a per-core message (field 4) laying it out */
     const char *runtime_version;   /* NTFF "2.29.40"; NULL otherwise */
     const char *instance_type;     /* NTFF f9; NULL when absent */
     const char *instance_id;       /* NTFF f17; NULL when absent */
@@ -308,12 +309,14 @@ typedef enum nl_choice_status {
 typedef struct nl_choice {
     nl_choice_status status;
     const nl_catalog_profile *profile; /* OK and UNSUPPORTED */
+    int64_t core;                      /* the physical core an id "<profile>@core<N>" names, else -1 */
     char message[NL_CHOICE_MESSAGE_MAX]; /* every status but OK: the sentence every tool shows */
     char note[NL_CHOICE_MESSAGE_MAX];    /* OK without an id among several profiles: which others are there */
 } nl_choice;
 
 /* The profile a call of `analysis` is about. With `wanted`, the profile of that id (a summary-json id may
- * carry "#<name>"); without, the only profile the analysis is ready for, else the only one it can read after
+ * carry "#<name>", a device profile with an NTFF "@core<N>" for one physical core of a multi-core NTFF);
+ * without, the only profile the analysis is ready for, else the only one it can read after
  * an export (needs_export), else — when the path holds exactly one profile — that one. `family` (nullable:
  * any) restricts the profiles to one family ("device", "system", "framework", "show_session"); `because`
  * (nullable) says why in messages (e.g. "kind system"). Messages list every profile with its kind, the same

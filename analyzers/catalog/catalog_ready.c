@@ -4,8 +4,8 @@
  * tool and orient's suggested calls agree:
  *   device with a complete full JSON export      summary, trace-extract, kernel-attribution: ready
  *   device with an export that is cut off        those three: unsupported (the export ends inside the document)
- *   device with an NTFF only                     those three: needs_export (neuron-profile view --output-format
- *                                                json; summary runs it here when neuron-profile is installed)
+ *   device with an NTFF only                     those three: ready (the payload is decoded natively for NTFF
+ *                                                versions 4-6; other versions: unsupported)
  *   device whose NTFF failed its format check    everything: unsupported, with the check's message
  *   device, collective-gaps                      ready with a show-session --show-trace dump of it; else
  *                                                needs_export with its NTFF (neuron-profile show-session makes the
@@ -20,6 +20,7 @@
  * profile there is; every failure is one sentence that lists the profiles with their kinds, worded the same
  * for every tool. */
 #include "catalog_internal.h"
+#include "ntff_payload.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -70,7 +71,7 @@ static const char *ready_kind_label(const nl_catalog_profile *p)
     case NL_PROFILE_SUMMARY_JSON: return "device, summary-json";
     case NL_PROFILE_PARQUET_DIR: return "device, parquet tables";
     case NL_PROFILE_SHOW_SESSION: return "show-session dump";
-    case NL_PROFILE_DEVICE: return p->json_export >= 0 ? "device" : "device, needs its JSON export";
+    case NL_PROFILE_DEVICE: return p->json_export >= 0 ? "device" : "device, NTFF only";
     default: return nl_profile_kind_family(p->kind);
     }
 }
@@ -111,12 +112,19 @@ static void ready_device_rows(nl_catalog *cat, nl_catalog_profile *p)
                                 (unsigned long long)cat->files[p->json_export].size);
         fix = "export again (neuron-profile view --output-format json) and copy the whole file";
     } else if (p->json_export < 0) {
-        state = NL_NEEDS_EXPORT;
-        reason = "the NTFF's instruction and DMA records are decoded by neuron-profile, which writes the full JSON "
-                 "export";
-        fix = catalog_printf(cat, "run neuron-profile view%s%s -s %s --output-format json on the Trainium host (summary "
-                             "runs it here when neuron-profile is installed)", p->neff >= 0 ? " -n " : "",
-                             p->neff >= 0 ? cat->files[p->neff].rel_path : "", cat->files[p->ntff].rel_path);
+        uint8_t v = cat->files[p->ntff].ntff_version;
+        if (!cat->files[p->ntff].ntff_payload) {
+            state = NL_UNSUPPORTED;
+            reason = "the NTFF holds no device trace to decode (no payload, or no per-core message laying one out)";
+            fix = "capture only the cores that run; an NTFF is empty when a core was set up but not used";
+        } else if (v < NL_NTFF_PAYLOAD_VERSION_MIN || v > NL_NTFF_PAYLOAD_VERSION_MAX) {
+            state = NL_UNSUPPORTED;
+            reason = catalog_printf(cat, "the NTFF is version %u: its payload is decoded natively for versions %d to %d "
+                                    "only", v, NL_NTFF_PAYLOAD_VERSION_MIN, NL_NTFF_PAYLOAD_VERSION_MAX);
+            fix = catalog_printf(cat, "export it with the neuron-profile that wrote it: neuron-profile view%s%s -s %s "
+                                 "--output-format json", p->neff >= 0 ? " -n " : "",
+                                 p->neff >= 0 ? cat->files[p->neff].rel_path : "", cat->files[p->ntff].rel_path);
+        }
     }
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         ready_set(p, rows[i], state, reason, fix);
@@ -124,6 +132,9 @@ static void ready_device_rows(nl_catalog *cat, nl_catalog_profile *p)
     }
     if (p->dump >= 0)
         ready_set(p, NL_ANALYSIS_COLLECTIVE_GAPS, NL_READY, NULL, NULL);
+    else if (p->ntff >= 0 && !cat->files[p->ntff].ntff_payload)
+        ready_set(p, NL_ANALYSIS_COLLECTIVE_GAPS, NL_UNSUPPORTED, "the NTFF holds no device trace, so no collectives",
+                  "capture only the cores that run; an NTFF is empty when a core was set up but not used");
     else if (p->ntff >= 0)
         ready_set(p, NL_ANALYSIS_COLLECTIVE_GAPS, NL_NEEDS_EXPORT,
                   "no show-session --show-trace dump of this profile is here: the collectives trace is in the NTFF, "
@@ -252,12 +263,31 @@ static void choose_list_others(const nl_catalog *cat, const nl_catalog_profile *
         choose_append(out, cap, " and %zu more", cat->profile_count - 1 - shown);
 }
 
-static bool choose_id_matches(const nl_catalog_profile *p, const char *wanted)
+/* "@core<digits>" at s: the number, else -1. */
+static int64_t choose_core_suffix(const char *s)
+{
+    if (strncmp(s, "@core", 5) || !s[5] || strlen(s + 5) > 9)
+        return -1;
+    int64_t v = 0;
+    for (const char *d = s + 5; *d; d++) {
+        if (*d < '0' || *d > '9')
+            return -1;
+        v = v * 10 + (*d - '0');
+    }
+    return v;
+}
+
+static bool choose_id_matches(const nl_catalog_profile *p, const char *wanted, int64_t *core)
 {
     size_t n = strlen(p->id);
+    *core = -1;
     if (strncmp(wanted, p->id, n))
         return false;
-    return !wanted[n] || (p->kind == NL_PROFILE_SUMMARY_JSON && wanted[n] == '#');
+    if (!wanted[n])
+        return true;
+    if (p->kind == NL_PROFILE_SUMMARY_JSON && wanted[n] == '#')
+        return true;
+    return p->ntff >= 0 && (*core = choose_core_suffix(wanted + n)) >= 0;
 }
 
 static int choose_found(const nl_catalog *cat, const nl_catalog_profile *p, nl_analysis a, nl_choice *out)
@@ -316,8 +346,10 @@ static int choose_by_id(const nl_catalog *cat, const char *wanted, nl_analysis a
     const char *root = nl_catalog_root(cat);
     for (size_t k = 0; k < cat->profile_count; k++) {
         const nl_catalog_profile *p = &cat->profiles[k];
-        if (!choose_id_matches(p, wanted))
+        int64_t core;
+        if (!choose_id_matches(p, wanted, &core))
             continue;
+        out->core = core;
         if (choose_in_family(p, family))
             return choose_found(cat, p, analysis, out);
         out->status = NL_CHOICE_UNKNOWN;
@@ -343,6 +375,7 @@ int nl_catalog_choose(const nl_catalog *cat, const char *wanted, nl_analysis ana
                       const char *because, nl_choice *out)
 {
     memset(out, 0, sizeof *out);
+    out->core = -1;
     const char *root = nl_catalog_root(cat);
     if (wanted)
         return choose_by_id(cat, wanted, analysis, family, because, out);

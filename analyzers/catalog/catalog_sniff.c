@@ -465,6 +465,7 @@ static void sniff_ntff(sniff_ctx *s)
     f->runtime_version = n->has_runtime ? catalog_strdup(s->cat, n->runtime_version) : NULL;
     f->instance_type = n->instance_type[0] ? catalog_strdup(s->cat, n->instance_type) : NULL;
     f->instance_id = n->instance_id[0] ? catalog_strdup(s->cat, n->instance_id) : NULL;
+    f->ntff_payload = n->payload_bytes > 0 && n->core_info_count > 0;
     if (n->payload_bytes == 0)
         catalog_note(s->cat, NL_NOTE_EMPTY_NTFF, NL_NOTE_WARN, f->rel_path,
                      "capture only the cores that run (an NTFF is empty when a core was set up but not used)",

@@ -28,6 +28,7 @@
 #include "model_cache.h"
 #include "kineto.h"
 #include "neuron_json.h"
+#include "ntff_payload.h"
 #include "nl_cpu.h"
 #include "show_session.h"
 #include "system_profile.h"
@@ -169,6 +170,7 @@ static void model_free(nl_model_kind kind, void *model)
     case NL_MODEL_SYSTEM: system_model_free(model); return;
     case NL_MODEL_FRAMEWORK: framework_model_free(model); return;
     case NL_MODEL_SHOW_SESSION: show_session_free(model); return;
+    case NL_MODEL_NTFF: device_model_free(model); return;
     default: return;
     }
 }
@@ -310,6 +312,56 @@ static nl_model_ref *publish_locked(nl_model_cache *c, entry *e, shared_model *s
     return r;
 }
 
+/* Instruction-section bytes of one NTFF core: how much it ran, without decoding it. */
+static uint64_t ntff_core_instruction_bytes(const ntff_payload_core *c)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < c->section_count; i++)
+        if (c->sections[i].kind == NTFF_SECTION_INSTRUCTIONS && c->sections[i].decoded)
+            n += c->sections[i].size;
+    return n;
+}
+
+/* The core index `want` names (physical id, else index), or the busiest one for -1; -1 when none matches. */
+static long ntff_pick_core(const ntff_payload *p, int64_t want)
+{
+    long best = -1;
+    uint64_t best_bytes = 0;
+    for (size_t i = 0; i < ntff_payload_core_count(p); i++) {
+        const ntff_payload_core *c = ntff_payload_core_at(p, i);
+        if (want >= 0 && (c->has_physical_id ? c->physical_id == (uint64_t)want : (int64_t)i == want))
+            return (long)i;
+        uint64_t b = ntff_core_instruction_bytes(c);
+        if (want < 0 && (best < 0 || b > best_bytes)) {
+            best = (long)i;
+            best_bytes = b;
+        }
+    }
+    return best;
+}
+
+/* One core of an NTFF decoded into a device model (ntff_payload_fill_model). */
+static void *ntff_load(const nl_model_source *src, const nl_model_load_options *opt, size_t *bytes, nl_error *err)
+{
+    ntff_payload_options popt = {.cancel = opt ? opt->cancel : NULL, .threads = opt ? opt->threads : 0};
+    ntff_payload *p = ntff_payload_open(src->path, &popt, err);
+    if (!p)
+        return NULL;
+    long core = ntff_pick_core(p, src->core);
+    device_model *m = NULL;
+    if (core < 0)
+        nl_error_set(err, NL_ERR_NOT_FOUND, src->path, -1, "the NTFF has no physical core %lld (it has %zu)",
+                     (long long)src->core, ntff_payload_core_count(p));
+    else if ((m = device_model_new(err)) && ntff_payload_fill_model(p, (size_t)core, m, NULL, err)) {
+        device_model_free(m);
+        m = NULL;
+    }
+    ntff_payload_free(p);
+    if (m)
+        *bytes = device_model_bytes(m);
+    return m;
+}
+
 /* Read the model of `src` (no lock held). */
 static void *model_load(const nl_model_source *src, const nl_model_load_options *opt, size_t *bytes, nl_error *err)
 {
@@ -358,6 +410,7 @@ static void *model_load(const nl_model_source *src, const nl_model_load_options 
         *bytes = show_session_bytes(ss);
         return ss;
     }
+    case NL_MODEL_NTFF: return ntff_load(src, opt, bytes, err);
     default:
         nl_error_set(err, NL_ERR_INTERNAL, src->path, -1, "unknown model kind %d", (int)src->kind);
         return NULL;
@@ -426,6 +479,10 @@ static void key_part(char *out, size_t cap, const char *ntrace, const char *path
 /* The entry key of a source besides its main path, size and mtime. */
 static void source_key(const nl_model_source *src, char *key, size_t cap)
 {
+    if (src->kind == NL_MODEL_NTFF) {
+        snprintf(key, cap, "ntff/core%lld", (long long)src->core);
+        return;
+    }
     if (src->kind != NL_MODEL_SYSTEM) {
         snprintf(key, cap, "%s", nl_model_kind_name(src->kind));
         return;
@@ -505,7 +562,7 @@ nl_model_ref *nl_model_cache_peek(nl_model_cache *c, const nl_model_source *src)
 
 const char *nl_model_kind_name(nl_model_kind kind)
 {
-    static const char *const names[NL_MODEL_KIND_COUNT] = {"device", "system", "framework", "show_session"};
+    static const char *const names[NL_MODEL_KIND_COUNT] = {"device", "system", "framework", "show_session", "ntff"};
     return (unsigned)kind < NL_MODEL_KIND_COUNT ? names[kind] : "?";
 }
 
@@ -516,7 +573,7 @@ nl_model_kind nl_model_ref_kind(const nl_model_ref *r)
 
 const device_model *nl_model_ref_device(const nl_model_ref *r)
 {
-    return r->shared->kind == NL_MODEL_DEVICE ? r->shared->model : NULL;
+    return r->shared->kind == NL_MODEL_DEVICE || r->shared->kind == NL_MODEL_NTFF ? r->shared->model : NULL;
 }
 
 const system_model *nl_model_ref_system(const nl_model_ref *r)

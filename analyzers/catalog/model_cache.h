@@ -32,14 +32,17 @@
 typedef struct nl_model_cache nl_model_cache;
 typedef struct nl_model_ref nl_model_ref;
 
-/* What a model is read from. `path` is the main file: the export (device), ntrace.pb (system), the trace
- * (framework), the dump (show-session). A system profile also names its companions (NULL when the capture
- * lacks them; trace_info.pb is required). `label` names a show-session dump in errors (nullable). */
+/* What a model is read from. `path` is the main file: the export (device), the NTFF (device, decoded
+ * natively), ntrace.pb (system), the trace (framework), the dump (show-session). A system profile also names
+ * its companions (NULL when the capture lacks them; trace_info.pb is required). `label` names a show-session
+ * dump in errors (nullable). An NTFF model is one physical core: `core` is its physical id (or its index
+ * when the file names none), -1 for the core with the most instruction records. */
 typedef enum nl_model_kind {
     NL_MODEL_DEVICE,
     NL_MODEL_SYSTEM,
     NL_MODEL_FRAMEWORK,
     NL_MODEL_SHOW_SESSION,
+    NL_MODEL_NTFF,             /* a device_model decoded from the NTFF itself (nl_model_ref_device reads it) */
     NL_MODEL_KIND_COUNT
 } nl_model_kind;
 
@@ -48,9 +51,10 @@ typedef struct nl_model_source {
     const char *path;
     const char *trace_info, *cpu_util, *host_mem;
     const char *label;
+    int64_t core;
 } nl_model_source;
 
-/* Stable name of a kind ("device", "system", "framework", "show_session"). */
+/* Stable name of a kind ("device", "system", "framework", "show_session", "ntff"). */
 const char *nl_model_kind_name(nl_model_kind kind);
 
 typedef struct nl_model_load_options {
@@ -80,7 +84,8 @@ void nl_model_cache_prefetch(nl_model_cache *c, const nl_model_source *srcs, siz
 /* The cached model of `src` if present and current, without loading; NULL otherwise. */
 nl_model_ref *nl_model_cache_peek(nl_model_cache *c, const nl_model_source *src);
 
-/* The kind of a reference, and its model: each typed accessor returns NULL for a reference of another kind. */
+/* The kind of a reference, and its model: each typed accessor returns NULL for a reference of another kind
+ * (a device model decoded from an NTFF is a device model: nl_model_ref_device returns it). */
 nl_model_kind nl_model_ref_kind(const nl_model_ref *r);
 const device_model *nl_model_ref_device(const nl_model_ref *r);
 const system_model *nl_model_ref_system(const nl_model_ref *r);

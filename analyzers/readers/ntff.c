@@ -305,7 +305,8 @@ static int ntff_read_field(const pbwire_reader *r, const pbwire_field *f, nl_ntf
         n->has_f18 = true;
         n->f18 = f->value;
         return 0;
-    default: /* 4, 6, 10, 13: known, not needed */
+    case 4: n->core_info_count++; return 0;
+    default: /* 6, 10, 13: known, not needed */
         return 0;
     }
 }

@@ -60,6 +60,8 @@ typedef struct nl_ntff {
     bool has_collectives;                             /* f12 {1,2,3} */
     char collectives_version[NL_NTFF_VERSION_STRING_MAX]; /* "2.29.41" */
     bool has_f14;
+    size_t core_info_count;                   /* f4 messages (per-subgraph / per-core info, §3): 0 = no payload
+                                                 layout to decode */
 
     bool has_span;                            /* v6 f15 {1 uuid, 2 start, 3 end} */
     bool span_uuid_matches;                   /* f15.1 == f2[0:16] */

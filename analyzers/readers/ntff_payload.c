@@ -640,9 +640,10 @@ static int np_build(ntff_payload *p, nl_error *err)
     size_t headn = p->file_size < sizeof head ? (size_t)p->file_size : sizeof head;
     if (np_read(p, head, headn, 0, err) || nl_ntff_check_prefix(head, headn, p->file_size, p->source, err))
         return -1;
-    if (head[0] < 4 || head[0] > 6)
+    if (head[0] < NL_NTFF_PAYLOAD_VERSION_MIN || head[0] > NL_NTFF_PAYLOAD_VERSION_MAX)
         return nl_error_set(err, NL_ERR_UNSUPPORTED, p->source, 0,
-                            "NTFF version %u: the payload decoder reads versions 4, 5 and 6", head[0]);
+                            "NTFF version %u: the payload decoder reads versions %d to %d", head[0],
+                            NL_NTFF_PAYLOAD_VERSION_MIN, NL_NTFF_PAYLOAD_VERSION_MAX);
     size_t need = NL_NTFF_HEADER_BYTES + ((size_t)head[1] | (size_t)head[2] << 8 | (size_t)head[3] << 16);
     uint8_t *meta = malloc(need);
     if (!meta)

@@ -30,6 +30,8 @@
 #include "nl_error.h"
 #include "ntff.h"
 
+#define NL_NTFF_PAYLOAD_VERSION_MIN 4          /* NTFF versions whose payload this decoder reads */
+#define NL_NTFF_PAYLOAD_VERSION_MAX 6
 #define NTFF_PAYLOAD_CHUNK ((size_t)1 << 20)   /* bytes per pread while scanning a section */
 #define NTFF_PAYLOAD_CORES_MAX 64u             /* per-core messages (1 on inf2/trn1, 2 on trn2) */
 #define NTFF_PAYLOAD_SECTIONS_MAX 4096u        /* section-table entries per file (5 per core seen, 22 in v6) */

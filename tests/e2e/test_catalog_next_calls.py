@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from mcp_session import BINARY  # noqa: E402
 
 SAMPLES = os.environ.get('NL_SAMPLES_DIR', '')
+GENERATOR = os.path.join(os.environ.get('NL_BUILD_ROOT', 'build'), 'bench', 'nl-gen-profile')
 TOOLS = ['summary', 'trace-extract', 'kernel-attribution', 'collective-gaps']
 
 EXPORT = {
@@ -46,8 +47,9 @@ def dump_text(times):
 
 
 def ntff_bytes(uuid):
-    """NTFF v5: byte 0 version, bytes 1..3 the metadata length, 124 opaque bytes, then the metadata message
-    (field 1 the NEFF name, field 2 the uuid plus 6 bytes), then a small payload (formats.md §3)."""
+    """NTFF v5 with a header and metadata but no per-core message: byte 0 version, bytes 1..3 the metadata
+    length, 124 opaque bytes, then the metadata message (field 1 the NEFF name, field 2 the uuid plus 6
+    bytes), then 64 bytes no core claims (formats.md §3)."""
     name = b'model.neff'
     meta = bytes([0x0a, len(name)]) + name + bytes([0x12, 22]) + uuid + b'\0' * 6
     head = bytes([5]) + struct.pack('<I', len(meta))[:3] + b'\0' * 124
@@ -77,7 +79,11 @@ class NextCalls(unittest.TestCase):
             {'Name': 'm.neff', 'NeffNodes': [{'NodeInfo': {'Graphs': [{'NC': 0, 'CycleCount': 10}]}}]})})
         folder('parquet', {'Instruction.parquet': b'PAR1' + b'\0' * 32 + b'PAR1',
                            'Summary.parquet': b'PAR1' + b'\0' * 32 + b'PAR1'})
-        folder('ntff_only', {'run.ntff': ntff_bytes(bytes(range(16)))})
+        folder('ntff_header_only', {'run.ntff': ntff_bytes(bytes(range(16)))})
+        os.makedirs(os.path.join(cls.dir, 'ntff_only'))
+        subprocess.run([GENERATOR, '--ntff-out', os.path.join(cls.dir, 'ntff_only', 'run.ntff'), '--cores', '2', '--ntff-version', '6',
+                        '--ntff-target-bytes', '200000'], check=True, capture_output=True)
+        cls.fixtures['ntff_only'] = os.path.join(cls.dir, 'ntff_only')
         folder('kineto', {'trace.json': json.dumps({'traceEvents': [
             {'ph': 'X', 'name': 'aten::mm', 'ts': 10, 'dur': 5, 'pid': 1, 'tid': 1},
             {'ph': 'X', 'name': 'aten::add', 'ts': 20, 'dur': 3, 'pid': 1, 'tid': 1}]})})
@@ -146,10 +152,18 @@ class NextCalls(unittest.TestCase):
         self.assertEqual(rc, 1)
         size = os.path.getsize(os.path.join(self.fixtures['truncated'], 'cut.json'))
         self.assertIn('cut off at byte %d' % size, out['message'])
-        # an NTFF alone: summary is announced as an abstention with the export command
+        # an NTFF alone is decoded natively: summary answers, saying how far the decode is trusted
         profiles, calls = seen['ntff_only']
-        self.assertEqual(calls[0]['expect'], 'abstention')
-        self.assertIn('neuron-profile view', calls[0]['abstains_because']['fix'])
+        self.assertEqual(profiles[0]['analyses']['summary'], 'ready')
+        self.assertEqual(calls[0], {'tool': 'summary', 'arguments': {'path': self.fixtures['ntff_only']},
+                                    'why': 'headline numbers, bottleneck and rule findings', 'expect': 'answer'})
+        rc, out, _ = call('summary', calls[0]['arguments'])
+        self.assertEqual(out['provenance']['decoded']['trust'], 'unverified')
+        self.assertGreater(out['instructions'], 0)
+        # an NTFF whose metadata holds no core: nothing to decode, and orient says so instead of suggesting a call
+        profiles, calls = seen['ntff_header_only']
+        self.assertEqual(profiles[0]['analyses']['summary'], 'unsupported')
+        self.assertEqual(calls, [])
         # a -j dump cannot feed collective-gaps: nothing is suggested
         profiles, calls = seen['jdump']
         self.assertEqual(profiles[0]['analyses']['collective-gaps'], 'unsupported')
@@ -187,7 +201,7 @@ class NextCalls(unittest.TestCase):
         rc, out, _ = call('collective-gaps', {'path': capture, 'profile': 'rank0/sytem'})
         self.assertEqual(rc, 1)
         self.assertIn('rank0/system (system)', out['message'])
-        self.assertIn('rank0/profile_exec_2 (device, needs its JSON export)', out['message'])
+        self.assertIn('rank0/profile_exec_2 (device, NTFF only)', out['message'])
         # an export's own path is paired with the NTFF beside it, as its folder is
         export = os.path.join(SAMPLES, 'neuron-profile-json', 'profile_128x128x136.json')
         rc, out, _ = call('orient', {'path': export})

@@ -153,7 +153,8 @@ class OrientOnSamples(unittest.TestCase):
         self.assertEqual(cap['versions']['runtime_version'], '2.30.51')
         self.assertEqual(cap['versions']['instance_type'], 'trn2.3xlarge')
         self.assertEqual(cap['versions']['neff_uuid'], 'f6620188117941679895f416ec8cb9b0')
-        self.assertEqual(cap['analyses']['summary'], 'needs_export')
+        self.assertEqual(cap['analyses']['summary'], 'ready')  # decoded natively
+        self.assertEqual(cap['analyses']['collective-gaps'], 'needs_export')  # show-session decodes its collectives
         self.assertEqual(ids['rank0/system']['kind'], 'system')
         self.assertEqual(ids['neff-ntff/stream_256k_fd1k']['versions']['ntff_version'], 4)
         self.assertEqual(ids['neff-ntff/stream_256k_fd1k']['versions']['instance_type'], 'trn1.2xlarge')
@@ -190,20 +191,28 @@ class OrientOnSamples(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn('cursor', out['message'])
 
-    def test_ntff_without_export_abstains_with_the_command_and_native_facts(self):
+    def test_ntff_without_export_is_decoded_natively_with_its_trust(self):
         cap = os.path.join(SAMPLES, 'capture', 'i-0af76a70a6d3864dd_pid_713479')
         env = dict(os.environ, PATH='/usr/bin:/bin', NEURONLENS_NEURON_PROFILE='')
         rc, out, err = call('summary', {'path': cap}, env=env)
-        self.assertEqual(rc, 0, err)  # the system profile is the only one summary can answer now: it is chosen,
-        self.assertEqual(out['profile']['id'], 'rank0/system')  # and the result says what else is there
-        notes = [q['problem'] for q in out['data_quality'] if 'no profile was named' in q['problem']]
-        self.assertEqual(len(notes), 1, out['data_quality'])
-        self.assertIn('rank0/profile_exec_2 (device, needs its JSON export)', notes[0])
+        self.assertEqual(rc, 1)  # a device profile (decoded natively) and a system profile: the caller chooses
+        self.assertIn('rank0/profile_exec_2 (device, NTFF only), rank0/system (system)', out['message'])
         rc, out, err = call('summary', {'path': cap, 'profile': 'rank0/profile_exec_2'}, env=env)
         self.assertEqual(rc, 0, err)
-        self.assertEqual(out['status'], 'abstained')
-        self.assertIn('neuron-profile view -n ', out['abstained']['fix'])
-        self.assertIn('profile_exec_2.ntff --output-format json', out['abstained']['fix'])
+        self.assertEqual(out['status'], 'complete')
+        dec = out['provenance']['decoded']
+        self.assertEqual((dec['ntff_version'], dec['architecture'], dec['trust']), (6, 'trn2', 'unverified'))
+        self.assertEqual(dec['core'], 'sg00')  # the busier of the two physical cores (4 and 5)
+        self.assertTrue(any('decoded natively from NTFF v6' in q['problem'] and q['severity'] == 'warning'
+                            for q in out['data_quality']), out['data_quality'])
+        self.assertTrue(any('absent (not zero)' in q['problem'] for q in out['data_quality']))
+        rc, other, err = call('summary', {'path': cap, 'profile': 'rank0/profile_exec_2@core5'}, env=env)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(other['provenance']['decoded']['core'], 'sg01')
+        self.assertLess(other['instructions'], out['instructions'])
+        rc, bad, _ = call('summary', {'path': cap, 'profile': 'rank0/profile_exec_2@core9'}, env=env)
+        self.assertEqual(rc, 1)
+        self.assertIn('no physical core 9', bad['message'])
         self.assertEqual(out['provenance']['ntff_version'], 6)
         self.assertEqual(out['provenance']['runtime_version'], '2.30.51')
         self.assertEqual(out['provenance']['pairing'], 'ok')

@@ -776,7 +776,8 @@ static void catalog_every_kind_is_a_profile_with_readiness(void **state)
         nl_profile_kind kind;
         nl_readiness summary, extract, attribution, gaps;
     } want[] = {
-        {"bare/lone", NL_PROFILE_DEVICE, NL_NEEDS_EXPORT, NL_NEEDS_EXPORT, NL_NEEDS_EXPORT, NL_NEEDS_EXPORT},
+        /* an NTFF with metadata but no core message: nothing to decode, no collectives */
+        {"bare/lone", NL_PROFILE_DEVICE, NL_UNSUPPORTED, NL_UNSUPPORTED, NL_UNSUPPORTED, NL_UNSUPPORTED},
         {"dev/run", NL_PROFILE_DEVICE, NL_READY, NL_READY, NL_READY, NL_READY},
         {"cut/cut", NL_PROFILE_EXPORT_ONLY, NL_UNSUPPORTED, NL_UNSUPPORTED, NL_UNSUPPORTED, NL_UNSUPPORTED},
         {"fw/trace.json", NL_PROFILE_FRAMEWORK, NL_READY, NL_READY, NL_UNSUPPORTED, NL_READY},
@@ -818,7 +819,7 @@ static void catalog_every_kind_is_a_profile_with_readiness(void **state)
         assert_string_equal(list, first);
     }
     assert_non_null(strstr(first, "dumps/all.txt (show-session dump), dumps/cycles.json (show-session dump)"));
-    assert_non_null(strstr(first, "bare/lone (device, needs its JSON export)"));
+    assert_non_null(strstr(first, "bare/lone (device, NTFF only)"));
     /* no id: several profiles are ready for summary */
     assert_int_equal(nl_catalog_choose(c, NULL, NL_ANALYSIS_SUMMARY, NULL, NULL, &ch), -1);
     assert_int_equal(ch.status, NL_CHOICE_AMBIGUOUS);
