@@ -160,7 +160,7 @@ typedef struct pk_op {
 
 /* ---- reader state ------------------------------------------------------------------------------------- */
 
-/* Stack item kinds. Pass 1 leaves scalars, tuples and memo reads unresolved (PK_VAL). */
+/* Stack item kinds. Pass 1 does not know what a memo read holds (PK_I_VAL). */
 enum { PK_I_MARK = 1, PK_I_VAL, PK_I_SCALAR, PK_I_TUPLE, PK_I_REF, PK_I_DICT, PK_I_LIST };
 
 typedef struct pk_item {
@@ -759,7 +759,7 @@ static int pk_begin(pickle_reader *r, unsigned code, nl_error *err)
 
 static int pk_push_scalar(pickle_reader *r, pickle_kind k, int64_t i, nl_error *err)
 {
-    pk_item it = {.kind = r->pass == 1 ? PK_I_VAL : PK_I_SCALAR, .vkind = (uint8_t)k, .offset = r->pos};
+    pk_item it = {.kind = PK_I_SCALAR, .vkind = (uint8_t)k, .offset = r->pos};
     it.u.i = i;
     return pk_push(r, &it, err);
 }
@@ -789,7 +789,7 @@ static int pk_exec_long(pickle_reader *r, const pk_op *op, nl_error *err)
 
 static int pk_exec_str(pickle_reader *r, const pk_op *op, bool text, nl_error *err)
 {
-    pk_item it = {.kind = r->pass == 1 ? PK_I_VAL : PK_I_SCALAR, .vkind = text ? PICKLE_STR : PICKLE_BYTES,
+    pk_item it = {.kind = PK_I_SCALAR, .vkind = text ? PICKLE_STR : PICKLE_BYTES,
                   .offset = r->pos};
     if (r->pass == 2) {
         if (text && !pk_utf8_ok(op->data, op->n))
@@ -809,7 +809,7 @@ static int pk_exec_float(pickle_reader *r, const pk_op *op, nl_error *err)
     uint64_t bits = 0;
     for (int k = 0; k < 8; k++)
         bits = bits << 8 | op->arg[k]; /* big-endian */
-    pk_item it = {.kind = r->pass == 1 ? PK_I_VAL : PK_I_SCALAR, .vkind = PICKLE_FLOAT, .offset = r->pos};
+    pk_item it = {.kind = PK_I_SCALAR, .vkind = PICKLE_FLOAT, .offset = r->pos};
     memcpy(&it.u.f, &bits, sizeof it.u.f);
     return pk_push(r, &it, err);
 }
@@ -836,7 +836,7 @@ static int pk_exec_tuple(pickle_reader *r, const pk_op *op, size_t first, size_t
         if (r->pass == 2 && it->emitted)
             return pk_changed(r, err, "a delivered item inside a tuple");
     }
-    pk_item t = {.kind = r->pass == 1 ? PK_I_VAL : PK_I_TUPLE, .count = (uint32_t)count, .offset = r->pos};
+    pk_item t = {.kind = PK_I_TUPLE, .count = (uint32_t)count, .offset = r->pos};
     if (r->pass == 2) {
         if (r->tpool_n + count > PICKLE_STACK_MAX)
             return pk_fail(r, err, NL_ERR_LIMIT, r->pos, "more than %zu tuple items held at byte %lld",
@@ -877,7 +877,8 @@ static const char *pk_item_word(const pk_item *it)
     case PK_I_LIST: return "new list";
     case PK_I_TUPLE: return "tuple";
     case PK_I_REF: return "dict or list read back from the memo";
-    default: return "value that is not a container built on the stack";
+    case PK_I_VAL: return "value read back from the memo";
+    default: return "scalar";
     }
 }
 
