@@ -16,79 +16,8 @@
 
 #include "arena.h"
 #include "pickle.h"
+#include "pickle_writer.h"
 #include "strtab.h"
-
-/* ---- a little pickle writer (Python's layout) --------------------------------------------------------- */
-
-typedef struct pw {
-    unsigned char *b;
-    size_t n, cap;
-} pw;
-
-static void pw_raw(pw *w, const void *p, size_t n)
-{
-    if (w->n + n > w->cap) {
-        w->cap = (w->n + n) * 2 + 64;
-        w->b = realloc(w->b, w->cap);
-        assert_non_null(w->b);
-    }
-    memcpy(w->b + w->n, p, n);
-    w->n += n;
-}
-
-static void pw_u8(pw *w, unsigned v)
-{
-    unsigned char c = (unsigned char)v;
-    pw_raw(w, &c, 1);
-}
-
-static void pw_le(pw *w, uint64_t v, unsigned n)
-{
-    for (unsigned k = 0; k < n; k++)
-        pw_u8(w, (unsigned)(v >> (8 * k)) & 0xff);
-}
-
-static void pw_ops(pw *w, const char *ops)
-{
-    pw_raw(w, ops, strlen(ops));
-}
-
-static void pw_str(pw *w, const char *s)
-{
-    size_t n = strlen(s);
-    if (n < 256) {
-        pw_u8(w, 0x8c);
-        pw_u8(w, (unsigned)n);
-    } else {
-        pw_u8(w, 'X');
-        pw_le(w, n, 4);
-    }
-    pw_raw(w, s, n);
-}
-
-static void pw_int(pw *w, int64_t v)
-{
-    if (v >= 0 && v < 256) {
-        pw_u8(w, 'K');
-        pw_u8(w, (unsigned)v);
-    } else if (v >= 0 && v < 65536) {
-        pw_u8(w, 'M');
-        pw_le(w, (uint64_t)v, 2);
-    } else if (v >= INT32_MIN && v <= INT32_MAX) {
-        pw_u8(w, 'J');
-        pw_le(w, (uint64_t)v, 4);
-    } else {
-        pw_u8(w, 0x8a);
-        pw_u8(w, 8);
-        pw_le(w, (uint64_t)v, 8);
-    }
-}
-
-static void pw_proto(pw *w)
-{
-    pw_u8(w, 0x80);
-    pw_u8(w, 4);
-}
 
 /* ---- reading into an event log ------------------------------------------------------------------------ */
 
