@@ -14,10 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memory_extract.h"
 #include "memory_model.h"
 #include "memory_snapshot.h"
 #include "memory_summary.h"
 #include "pickle_writer.h"
+#include "row_order.h"
 
 /* ---- building snapshots ------------------------------------------------------------------------------- */
 
@@ -611,6 +613,221 @@ static void memory_snapshot_memory_cap_is_nomem(void **state)
     pw_free(&w);
 }
 
+/* ---- the trace list (memory_extract) ------------------------------------------------------------------ */
+
+/* Two devices of pseudo-random entries: sizes with ties, times with ties, every 50th entry without time. */
+static void trace_snapshot(pw *w, size_t n0, size_t n1)
+{
+    static const char *const acts[] = {"alloc", "free_requested", "free_completed", "segment_alloc", "oom",
+                                       "segment_free", "alloc", "free_completed"};
+    uint64_t x = 12345;
+    pw_proto(w);
+    pw_dict(w), pw_str(w, "segments"), pw_list(w), pw_list_end(w);
+    pw_str(w, "device_traces"), pw_list(w);
+    for (int d = 0; d < 2; d++) {
+        pw_list(w);
+        int64_t t = 1700000000000000 + d;
+        for (size_t i = 0; i < (d ? n1 : n0); i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            t += (int64_t)((x >> 40) % 3);
+            pw_dict(w);
+            pw_str(w, "action"), pw_str(w, acts[(x >> 20) % 8]);
+            w_kv_int(w, "addr", (int64_t)((x >> 8) % 4096) * 512), w_kv_int(w, "size", (int64_t)((x >> 30) % 64) * 256);
+            w_kv_int(w, "stream", 0);
+            if (i % 50 != 7)
+                w_kv_int(w, "time_us", t);
+            pw_dict_end(w);
+        }
+        pw_list_end(w);
+    }
+    pw_list_end(w), pw_dict_end(w), pw_ops(w, ".");
+}
+
+typedef struct want_ctx {
+    const memory_model *m;
+    memory_extract_sort sort;
+} want_ctx;
+
+static row_order_key key_of(const memory_model *m, memory_extract_sort sort, size_t r)
+{
+    const table *t = memory_model_trace(m);
+    row_order_key k = {0, INT64_MIN, r};
+    if (table_u64(t, MM_TR_FLAGS, r) & MM_TR_F_TIME)
+        k.ts = table_i64(t, MM_TR_TIME_US, r) * 1000;
+    if (sort == MEMORY_EXTRACT_SORT_SIZE)
+        k.value = table_i64(t, MM_TR_SIZE, r);
+    return k;
+}
+
+static int want_cmp(const void *a, const void *b, void *ctx)
+{
+    const want_ctx *wc = ctx;
+    row_order_key ka = key_of(wc->m, wc->sort, *(const size_t *)a);
+    row_order_key kb = key_of(wc->m, wc->sort, *(const size_t *)b);
+    return row_order_key_cmp(&ka, &kb, NULL);
+}
+
+static bool want_match(const memory_model *m, const memory_extract_filter *f, const bool *acts, size_t r)
+{
+    const table *t = memory_model_trace(m);
+    if (f->actions && !acts[table_u64(t, MM_TR_ACTION, r)])
+        return false;
+    if (f->has_device && table_u64(t, MM_TR_DEVICE, r) != f->device)
+        return false;
+    if (table_i64(t, MM_TR_SIZE, r) < f->min_size)
+        return false;
+    if (f->has_start || f->has_end) {
+        if (!(table_u64(t, MM_TR_FLAGS, r) & MM_TR_F_TIME))
+            return false;
+        int64_t ns = table_i64(t, MM_TR_TIME_US, r) * 1000;
+        if (f->has_start && f->has_end && f->start_ns == f->end_ns)
+            return ns == f->start_ns;
+        if ((f->has_start && ns < f->start_ns) || (f->has_end && ns >= f->end_ns))
+            return false;
+    }
+    return true;
+}
+
+static void memory_extract_pages_concatenate_to_the_sorted_filtered_list(void **state)
+{
+    (void)state;
+    pw w = {0};
+    trace_snapshot(&w, 700, 500);
+    memory_model *m = read_ok(&w);
+    const table *t = memory_model_trace(m);
+    size_t rows = table_rows(t);
+    assert_int_equal(rows, 1200);
+    int64_t t0 = 1700000000000000ll * 1000;
+    struct {
+        const char *actions;
+        bool acts[MM_ACT_COUNT];
+        bool has_device;
+        uint32_t device;
+        int64_t min_size;
+        bool has_start, has_end;
+        int64_t start, end;
+    } cases[] = {
+        {0},
+        {.actions = "alloc, OOM", .acts = {[MM_ACT_ALLOC] = true, [MM_ACT_OOM] = true}},
+        {.has_device = true, .device = 1, .min_size = 8000},
+        {.has_start = true, .start = t0 + 200000, .has_end = true, .end = t0 + 400000},
+        {.has_start = true, .start = t0 + 300000},
+        {.actions = "free_completed", .acts = {[MM_ACT_FREE_COMPLETED] = true}, .has_device = true, .device = 0,
+         .has_end = true, .end = t0 + 600000},
+        {.min_size = 16000}, /* a sparse filter (ranked by keys on the ordered path) */
+    };
+    size_t *want = malloc(rows * sizeof *want);
+    for (int sort = 0; sort < MEMORY_EXTRACT_SORT_COUNT; sort++) {
+        memory_extract_order *o;
+        nl_error err;
+        assert_int_equal(memory_extract_order_build(m, (memory_extract_sort)sort, NULL, &o, &err), 0);
+        for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+            memory_extract_filter f = {.actions = cases[ci].actions, .has_device = cases[ci].has_device,
+                                       .device = cases[ci].device, .min_size = cases[ci].min_size,
+                                       .has_start = cases[ci].has_start, .has_end = cases[ci].has_end,
+                                       .start_ns = cases[ci].start, .end_ns = cases[ci].end};
+            size_t nw = 0;
+            for (size_t r = 0; r < rows; r++)
+                if (want_match(m, &f, cases[ci].acts, r))
+                    want[nw++] = r;
+            want_ctx wc = {m, (memory_extract_sort)sort};
+            qsort_r(want, nw, sizeof *want, want_cmp, &wc);
+            for (int ordered = 0; ordered <= 1; ordered++) {
+                memory_extract_request req = {.filter = f, .sort = (memory_extract_sort)sort, .limit = 7,
+                                              .order = ordered ? o : NULL};
+                size_t got = 0;
+                for (;;) {
+                    extract_page p;
+                    if (memory_extract_run(m, &req, NULL, &p, &err) != 0)
+                        fail_msg("case %zu sort %d: %s", ci, sort, err.message);
+                    assert_int_equal(p.total, nw);
+                    assert_int_equal(p.after_cursor, nw - got);
+                    assert_int_equal(p.ordered, ordered);
+                    for (size_t i = 0; i < p.count; i++)
+                        assert_int_equal(p.rows[i], want[got + i]);
+                    got += p.count;
+                    bool more = p.more;
+                    if (p.count)
+                        req.has_after = true, req.after_row = p.rows[p.count - 1];
+                    extract_page_free(&p);
+                    if (!more)
+                        break;
+                }
+                assert_int_equal(got, nw);
+            }
+            int64_t counts[MEMORY_EXTRACT_FILTER_COUNT];
+            memory_extract_request req = {.filter = f, .sort = (memory_extract_sort)sort, .limit = 1};
+            assert_int_equal(memory_extract_explain(m, &req, NULL, counts, &err), 0);
+            assert_int_equal(counts[MEMORY_EXTRACT_F_ACTIONS] >= 0, f.actions != NULL);
+            assert_int_equal(counts[MEMORY_EXTRACT_F_MIN_SIZE] >= 0, f.min_size > 0);
+        }
+        memory_extract_order_free(o);
+    }
+    free(want);
+    memory_model_free(m);
+    pw_free(&w);
+}
+
+static void memory_extract_cells_and_argument_errors(void **state)
+{
+    (void)state;
+    pw w = {0};
+    cur_memo cm;
+    current_snapshot(&w, &cm);
+    memory_model *m = read_ok(&w);
+    char scratch[MEMORY_EXTRACT_SCRATCH];
+    extract_cell c;
+    memory_extract_cell_get(m, memory_extract_column_find("site"), 1, scratch, &c);
+    assert_int_equal(c.kind, EXTRACT_CELL_STR);
+    assert_string_equal(c.s, "/home/u/model.py:54:forward");
+    memory_extract_cell_get(m, memory_extract_column_find("time_ns"), 2, scratch, &c);
+    assert_int_equal(c.kind, EXTRACT_CELL_INT);
+    assert_int_equal(c.i, 1002000);
+    memory_extract_cell_get(m, memory_extract_column_find("action"), 6, scratch, &c);
+    assert_string_equal(c.s, "oom");
+    memory_extract_cell_get(m, memory_extract_column_find("addr"), 6, scratch, &c);
+    assert_int_equal(c.i, 10); /* device_free */
+    memory_extract_cell_get(m, memory_extract_column_find("frames"), 1, scratch, &c);
+    assert_int_equal(c.u, 4);
+    memory_extract_cell_get(m, memory_extract_column_find("site"), 8, scratch, &c);
+    assert_int_equal(c.kind, EXTRACT_CELL_NULL); /* no frames */
+    memory_extract_cell_get(m, memory_extract_column_find("compile_context"), 1, scratch, &c);
+    assert_string_equal(c.s, "N/A");
+    assert_int_equal(memory_extract_column_find("nope"), -1);
+
+    extract_page p;
+    nl_error err;
+    memory_extract_request req = {.limit = 5, .filter = {.actions = "alloc,bogus"}};
+    assert_int_equal(memory_extract_run(m, &req, NULL, &p, &err), -1);
+    assert_int_equal(err.code, NL_ERR_ARGUMENT);
+    assert_string_equal(err.field, "actions");
+    assert_true(strstr(err.message, "unknown action 'bogus'") != NULL);
+    req = (memory_extract_request){.limit = 5, .filter = {.has_device = true, .device = 7}};
+    assert_int_equal(memory_extract_run(m, &req, NULL, &p, &err), -1);
+    assert_string_equal(err.field, "device");
+    req = (memory_extract_request){.limit = 0};
+    assert_int_equal(memory_extract_run(m, &req, NULL, &p, &err), -1);
+    assert_string_equal(err.field, "limit");
+    req = (memory_extract_request){.limit = 5, .has_after = true, .after_row = 10};
+    assert_int_equal(memory_extract_run(m, &req, NULL, &p, &err), -1);
+    assert_string_equal(err.field, "cursor");
+    req = (memory_extract_request){.limit = 5, .filter = {.has_start = true, .start_ns = 5, .has_end = true, .end_ns = 4}};
+    assert_int_equal(memory_extract_run(m, &req, NULL, &p, &err), -1);
+    assert_string_equal(err.field, "window");
+    memory_extract_order *o;
+    assert_int_equal(memory_extract_order_build(m, MEMORY_EXTRACT_SORT_TIME, NULL, &o, &err), 0);
+    req = (memory_extract_request){.limit = 5, .sort = MEMORY_EXTRACT_SORT_SIZE, .order = o};
+    assert_int_equal(memory_extract_run(m, &req, NULL, &p, &err), -1);
+    assert_int_equal(err.code, NL_ERR_INTERNAL);
+    memory_extract_order_free(o);
+    memory_extract_sort srt;
+    assert_int_equal(memory_extract_sort_parse("size", &srt), 0);
+    assert_int_equal(srt, MEMORY_EXTRACT_SORT_SIZE);
+    assert_int_equal(memory_extract_sort_parse("duration", &srt), -1);
+    memory_model_free(m);
+    pw_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -623,6 +840,8 @@ int main(void)
         cmocka_unit_test(memory_snapshot_bad_fields_name_field_and_offset),
         cmocka_unit_test(memory_snapshot_every_prefix_is_truncated),
         cmocka_unit_test(memory_snapshot_memory_cap_is_nomem),
+        cmocka_unit_test(memory_extract_pages_concatenate_to_the_sorted_filtered_list),
+        cmocka_unit_test(memory_extract_cells_and_argument_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
