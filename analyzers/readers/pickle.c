@@ -467,17 +467,29 @@ static int pk_decode(pickle_reader *r, const uint8_t *p, size_t n, pk_op *op, si
 
 /* ---- the stack ---------------------------------------------------------------------------------------- */
 
-static int pk_push(pickle_reader *r, const pk_item *it, nl_error *err)
+/* The stack is full: grow it (never beyond PICKLE_STACK_MAX items). */
+static __attribute__((noinline)) pk_item *pk_new_slow(pickle_reader *r, nl_error *err)
 {
-    if (r->n >= PICKLE_STACK_MAX)
-        return pk_fail(r, err, NL_ERR_LIMIT, r->pos, "more than %zu values on the pickle stack at byte %lld",
-                       (size_t)PICKLE_STACK_MAX, (long long)r->pos);
-    if (r->n == r->cap && pk_grow(r, (void **)&r->stk, &r->cap, r->n + 1, sizeof *r->stk) != 0)
-        return pk_nomem(r, err, r->pos, "stack");
-    r->stk[r->n++] = *it;
-    if (r->n > r->stack_peak)
-        r->stack_peak = r->n;
-    return 0;
+    if (r->n >= PICKLE_STACK_MAX) {
+        pk_fail(r, err, NL_ERR_LIMIT, r->pos, "more than %zu values on the pickle stack at byte %lld",
+                (size_t)PICKLE_STACK_MAX, (long long)r->pos);
+        return NULL;
+    }
+    if (pk_grow(r, (void **)&r->stk, &r->cap, r->n + 1, sizeof *r->stk) != 0) {
+        pk_nomem(r, err, r->pos, "stack");
+        return NULL;
+    }
+    return &r->stk[r->n++];
+}
+
+/* A new top slot, filled in place by the caller (an item built elsewhere and copied in stalls on store
+ * forwarding: its fields are written narrow and read back wide); NULL with err set. The peak size is taken
+ * when items are popped (pk_pop_to) and at the end. */
+static inline pk_item *pk_new(pickle_reader *r, nl_error *err)
+{
+    if (__builtin_expect(r->n == r->cap, 0))
+        return pk_new_slow(r, err);
+    return &r->stk[r->n++];
 }
 
 static int pk_push_mark(pickle_reader *r, nl_error *err)
@@ -485,9 +497,10 @@ static int pk_push_mark(pickle_reader *r, nl_error *err)
     if (r->nmarks == r->marks_cap &&
         pk_grow(r, (void **)&r->marks, &r->marks_cap, r->nmarks + 1, sizeof *r->marks) != 0)
         return pk_nomem(r, err, r->pos, "mark stack");
-    pk_item it = {.kind = PK_I_MARK, .offset = r->pos};
-    if (pk_push(r, &it, err) != 0)
+    pk_item *it = pk_new(r, err);
+    if (!it)
         return -1;
+    *it = (pk_item){.kind = PK_I_MARK, .offset = r->pos};
     r->marks[r->nmarks++] = r->n - 1;
     return 0;
 }
@@ -495,6 +508,8 @@ static int pk_push_mark(pickle_reader *r, nl_error *err)
 /* Pop down to `n` items, releasing the transient tuple pool above the lowest popped tuple. */
 static void pk_pop_to(pickle_reader *r, size_t n)
 {
+    if (r->n > r->stack_peak)
+        r->stack_peak = r->n;
     for (size_t k = n; k < r->n; k++) {
         const pk_item *it = &r->stk[k];
         if (it->kind == PK_I_TUPLE && !it->persistent && it->u.start < r->tpool_n) {
@@ -555,11 +570,20 @@ static bool pk_getbit(const pickle_reader *r, uint64_t idx)
     return w < r->getbits_words && (r->getbits[w] >> (idx & 63)) & 1;
 }
 
+/* Set bits of x (SWAR: the build targets baseline x86-64, where __builtin_popcountll is a libgcc call). */
+static inline unsigned pk_popcount(uint64_t x)
+{
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (unsigned)((x * 0x0101010101010101ull) >> 56);
+}
+
 static size_t pk_getrank(const pickle_reader *r, uint64_t idx)
 {
     size_t w = (size_t)(idx >> 6);
     uint64_t below = r->getbits[w] & (((uint64_t)1 << (idx & 63)) - 1);
-    return r->getrank[w] + (size_t)__builtin_popcountll(below);
+    return r->getrank[w] + pk_popcount(below);
 }
 
 /* ---- delivery (pass 2) -------------------------------------------------------------------------------- */
@@ -759,9 +783,11 @@ static int pk_begin(pickle_reader *r, unsigned code, nl_error *err)
 
 static int pk_push_scalar(pickle_reader *r, pickle_kind k, int64_t i, nl_error *err)
 {
-    pk_item it = {.kind = PK_I_SCALAR, .vkind = (uint8_t)k, .offset = r->pos};
-    it.u.i = i;
-    return pk_push(r, &it, err);
+    pk_item *it = pk_new(r, err);
+    if (!it)
+        return -1;
+    *it = (pk_item){.kind = PK_I_SCALAR, .vkind = (uint8_t)k, .u.i = i, .offset = r->pos};
+    return 0;
 }
 
 static int pk_exec_long(pickle_reader *r, const pk_op *op, nl_error *err)
@@ -789,19 +815,22 @@ static int pk_exec_long(pickle_reader *r, const pk_op *op, nl_error *err)
 
 static int pk_exec_str(pickle_reader *r, const pk_op *op, bool text, nl_error *err)
 {
-    pk_item it = {.kind = PK_I_SCALAR, .vkind = text ? PICKLE_STR : PICKLE_BYTES,
-                  .offset = r->pos};
+    uint32_t id = 0;
     if (r->pass == 2) {
         if (text && !pk_utf8_ok(op->data, op->n))
             return pk_fail(r, err, NL_ERR_FORMAT, r->pos, "opcode %s at byte %lld: the str is not valid UTF-8",
                            pk_opname(op->code), (long long)r->pos);
         nl_error e2;
         nl_error_clear(&e2);
-        if (strtab_intern(r->strings, (const char *)op->data, op->n, &it.str, &e2) != 0)
+        if (strtab_intern(r->strings, (const char *)op->data, op->n, &id, &e2) != 0)
             return pk_fail(r, err, e2.code, r->pos, "interning a string at byte %lld: %s", (long long)r->pos,
                            e2.message);
     }
-    return pk_push(r, &it, err);
+    pk_item *it = pk_new(r, err);
+    if (!it)
+        return -1;
+    *it = (pk_item){.kind = PK_I_SCALAR, .vkind = text ? PICKLE_STR : PICKLE_BYTES, .str = id, .offset = r->pos};
+    return 0;
 }
 
 static int pk_exec_float(pickle_reader *r, const pk_op *op, nl_error *err)
@@ -809,9 +838,13 @@ static int pk_exec_float(pickle_reader *r, const pk_op *op, nl_error *err)
     uint64_t bits = 0;
     for (int k = 0; k < 8; k++)
         bits = bits << 8 | op->arg[k]; /* big-endian */
-    pk_item it = {.kind = PK_I_SCALAR, .vkind = PICKLE_FLOAT, .offset = r->pos};
-    memcpy(&it.u.f, &bits, sizeof it.u.f);
-    return pk_push(r, &it, err);
+    double f;
+    memcpy(&f, &bits, sizeof f);
+    pk_item *it = pk_new(r, err);
+    if (!it)
+        return -1;
+    *it = (pk_item){.kind = PK_I_SCALAR, .vkind = PICKLE_FLOAT, .u.f = f, .offset = r->pos};
+    return 0;
 }
 
 /* Items first..n-1 become one tuple; the stack is popped to `pop` (first, or the mark below it). */
@@ -836,37 +869,38 @@ static int pk_exec_tuple(pickle_reader *r, const pk_op *op, size_t first, size_t
         if (r->pass == 2 && it->emitted)
             return pk_changed(r, err, "a delivered item inside a tuple");
     }
-    pk_item t = {.kind = PK_I_TUPLE, .count = (uint32_t)count, .offset = r->pos};
+    size_t start = 0;
     if (r->pass == 2) {
         if (r->tpool_n + count > PICKLE_STACK_MAX)
             return pk_fail(r, err, NL_ERR_LIMIT, r->pos, "more than %zu tuple items held at byte %lld",
                            (size_t)PICKLE_STACK_MAX, (long long)r->pos);
         if (pk_grow(r, (void **)&r->tpool, &r->tpool_cap, r->tpool_n + count, sizeof *r->tpool) != 0)
             return pk_nomem(r, err, r->pos, "tuple pool");
-        t.u.start = r->tpool_n;
+        start = r->tpool_n;
         if (count)
             memcpy(r->tpool + r->tpool_n, r->stk + first, count * sizeof *r->stk);
         r->tpool_n += count;
     }
     pk_pop_to(r, pop);
-    return pk_push(r, &t, err);
+    pk_item *t = pk_new(r, err);
+    if (!t)
+        return -1;
+    *t = (pk_item){.kind = PK_I_TUPLE, .count = (uint32_t)count, .u.start = start, .offset = r->pos};
+    return 0;
 }
 
 static int pk_exec_container(pickle_reader *r, uint8_t kind, nl_error *err)
 {
     uint64_t seq = r->counts[r->pass - 1].containers++;
-    pk_item it = {.kind = kind, .offset = r->pos};
-    it.u.seq = seq;
-    if (r->pass == 1) {
-        if (pk_code_room(r, seq, err) != 0)
-            return -1;
-        return pk_push(r, &it, err);
-    }
-    if (seq >= r->counts[0].containers)
-        return pk_changed(r, err, "more containers than in the first pass");
-    if (pk_push(r, &it, err) != 0)
+    if (r->pass == 1 && pk_code_room(r, seq, err) != 0)
         return -1;
-    return pk_begin(r, pk_code_get(r, seq), err);
+    if (r->pass == 2 && seq >= r->counts[0].containers)
+        return pk_changed(r, err, "more containers than in the first pass");
+    pk_item *it = pk_new(r, err);
+    if (!it)
+        return -1;
+    *it = (pk_item){.kind = kind, .u.seq = seq, .offset = r->pos};
+    return r->pass == 1 ? 0 : pk_begin(r, pk_code_get(r, seq), err);
 }
 
 static const char *pk_item_word(const pk_item *it)
@@ -1016,18 +1050,24 @@ static int pk_exec_get(pickle_reader *r, const pk_op *op, nl_error *err)
     if (r->pass == 1) {
         if (pk_set_getbit(r, idx, err) != 0)
             return -1;
-        pk_item it = {.kind = PK_I_VAL, .offset = r->pos};
-        return pk_push(r, &it, err);
+        pk_item *it = pk_new(r, err);
+        if (!it)
+            return -1;
+        *it = (pk_item){.kind = PK_I_VAL, .offset = r->pos};
+        return 0;
     }
     if (!pk_getbit(r, idx))
         return pk_changed(r, err, "a memo read the first pass did not see");
     size_t slot = pk_getrank(r, idx);
     if (!r->memo_set[slot])
         return pk_changed(r, err, "a memo read before its write");
-    pk_item it = r->memo[slot];
-    it.offset = r->pos;
-    it.emitted = 0;
-    return pk_push(r, &it, err);
+    pk_item *it = pk_new(r, err);
+    if (!it)
+        return -1;
+    *it = r->memo[slot];
+    it->offset = r->pos;
+    it->emitted = 0;
+    return 0;
 }
 
 static int pk_exec_stop(pickle_reader *r, nl_error *err)
@@ -1049,15 +1089,22 @@ static int pk_exec_stop(pickle_reader *r, nl_error *err)
     return 0;
 }
 
-static int pk_exec(pickle_reader *r, const pk_op *op, nl_error *err)
+/* Count one opcode and poll the cancel flag now and then. */
+static inline int pk_tick(pickle_reader *r, nl_error *err)
 {
-    pk_counts *cn = &r->counts[r->pass - 1];
-    cn->ops++;
+    r->counts[r->pass - 1].ops++;
     if (r->cancel && ++r->poll >= PICKLE_POLL_OPS) {
         r->poll = 0;
         if (atomic_load(r->cancel))
             return pk_fail(r, err, NL_ERR_CANCELLED, r->pos, "cancelled");
     }
+    return 0;
+}
+
+static int pk_exec(pickle_reader *r, const pk_op *op, nl_error *err)
+{
+    if (pk_tick(r, err) != 0)
+        return -1;
     switch (op->code) {
     case PK_PROTO:
         if (op->i > 5)
@@ -1100,6 +1147,67 @@ static int pk_exec(pickle_reader *r, const pk_op *op, nl_error *err)
     }
     return pk_fail(r, err, NL_ERR_INTERNAL, r->pos, "opcode 0x%02x at byte %lld has no handler", op->code,
                    (long long)r->pos);
+}
+
+/* ---- the fast path ------------------------------------------------------------------------------------ */
+
+/* Bytes that must be available for pk_fast (the longest opcode it takes whole: LONG1 of 8 bytes). */
+#define PK_FAST_MIN 16u
+
+/* The opcodes that make up nearly all of a snapshot (memo reads, small ints, marks, empty containers,
+ * batches), decoded and executed in one switch: through pk_decode + pk_exec each opcode took two indirect
+ * jumps that the branch predictor misses on this mix. p[0..avail), avail >= PK_FAST_MIN. 1 with *used set,
+ * 0 for any other opcode (the general path decides), -1 error. */
+static int pk_fast(pickle_reader *r, const uint8_t *p, size_t avail, size_t *used, nl_error *err)
+{
+    pk_op op = {.code = p[0]};
+    switch (p[0]) {
+    case PK_BINGET: op.u = p[1], *used = 2; break;
+    case PK_LONG_BINGET: op.u = pk_le(p + 1, 4), *used = 5; break;
+    case PK_BINPUT: op.u = p[1], *used = 2; break;
+    case PK_BININT1: op.i = p[1], *used = 2; break;
+    case PK_BININT2: op.i = (int64_t)pk_le(p + 1, 2), *used = 3; break;
+    case PK_BININT: op.i = (int32_t)(uint32_t)pk_le(p + 1, 4), *used = 5; break;
+    case PK_LONG1:
+        if (p[1] > 8)
+            return 0;
+        op.data = p + 2, op.n = p[1], *used = 2 + (size_t)p[1];
+        break;
+    case PK_SHORT_BINUNICODE:
+        if ((size_t)p[1] + 2 > avail)
+            return 0;
+        op.data = p + 2, op.n = p[1], *used = 2 + (size_t)p[1];
+        break;
+    case PK_MEMOIZE: case PK_MARK_OP: case PK_EMPTY_DICT: case PK_EMPTY_LIST: case PK_SETITEMS: case PK_APPENDS:
+    case PK_SETITEM: case PK_APPEND: case PK_NONE: case PK_NEWTRUE: case PK_NEWFALSE: case PK_TUPLE2:
+        *used = 1;
+        break;
+    default:
+        return 0;
+    }
+    if (pk_tick(r, err) != 0)
+        return -1;
+    int rc;
+    switch (p[0]) {
+    case PK_BINGET: case PK_LONG_BINGET: rc = pk_exec_get(r, &op, err); break;
+    case PK_BINPUT: case PK_MEMOIZE: rc = pk_exec_put(r, &op, err); break;
+    case PK_BININT1: case PK_BININT2: case PK_BININT: rc = pk_push_scalar(r, PICKLE_INT, op.i, err); break;
+    case PK_LONG1: rc = pk_exec_long(r, &op, err); break;
+    case PK_SHORT_BINUNICODE: rc = pk_exec_str(r, &op, true, err); break;
+    case PK_MARK_OP: rc = pk_push_mark(r, err); break;
+    case PK_EMPTY_DICT: rc = pk_exec_container(r, PK_I_DICT, err); break;
+    case PK_EMPTY_LIST: rc = pk_exec_container(r, PK_I_LIST, err); break;
+    case PK_NONE: rc = pk_push_scalar(r, PICKLE_NONE, 0, err); break;
+    case PK_NEWTRUE: case PK_NEWFALSE: rc = pk_push_scalar(r, PICKLE_BOOL, p[0] == PK_NEWTRUE, err); break;
+    case PK_TUPLE2:
+        if (r->n < 2)
+            return pk_fail(r, err, NL_ERR_FORMAT, r->pos, "opcode TUPLE2 at byte %lld needs 2 values on the stack",
+                           (long long)r->pos);
+        rc = pk_exec_tuple(r, &op, r->n - 2, r->n - 2, err);
+        break;
+    default: rc = pk_exec_fill(r, &op, err); break;
+    }
+    return rc ? -1 : 1;
 }
 
 /* ---- feeding ------------------------------------------------------------------------------------------ */
@@ -1148,6 +1256,18 @@ int pickle_reader_feed(pickle_reader *r, const void *data, size_t len, nl_error 
         len -= take;
     }
     while (len > 0 && !r->done) {
+        if (len >= PK_FAST_MIN) {
+            size_t used;
+            int fr = pk_fast(r, p, len, &used, err);
+            if (fr < 0)
+                return -1;
+            if (fr > 0) {
+                r->pos += (int64_t)used;
+                p += used;
+                len -= used;
+                continue;
+            }
+        }
         int rc = pk_decode(r, p, len, &op, &need, err);
         if (rc < 0)
             return -1;
@@ -1173,7 +1293,7 @@ static int pk_start_pass2(pickle_reader *r, nl_error *err)
             return pk_nomem(r, err, r->pos, "memo index");
         for (size_t w = 0; w < words; w++) {
             r->getrank[w] = (uint32_t)kept;
-            kept += (size_t)__builtin_popcountll(r->getbits[w]);
+            kept += pk_popcount(r->getbits[w]);
         }
         r->state_bytes += words * sizeof *r->getrank;
     }
@@ -1227,7 +1347,7 @@ void pickle_reader_stats(const pickle_reader *r, pickle_stats *out)
     out->memo_entries = c->memo;
     out->memo_kept = r->memo_slots;
     out->gets = c->gets;
-    out->stack_peak = r->stack_peak;
+    out->stack_peak = r->stack_peak > r->n ? r->stack_peak : r->n;
     out->state_bytes = r->state_bytes;
 }
 

@@ -43,7 +43,7 @@
 #define PICKLE_LONG_BYTES_MAX 4096u
 #define PICKLE_STACK_MAX ((size_t)1 << 22)
 #define PICKLE_TUPLE_MAX 256u
-#define PICKLE_MEMO_MAX ((uint64_t)1 << 32)
+#define PICKLE_MEMO_MAX ((uint64_t)1 << 31)
 /* Bytes per read in pickle_read_fd / pickle_read_file, and opcodes between two polls of the cancel flag. */
 #define PICKLE_READ_SIZE ((size_t)1 << 20)
 #define PICKLE_POLL_OPS 65536u
