@@ -283,20 +283,20 @@ int main(int argc, char **argv)
     } else {
         rc = pickle_read_file(argv[a], st, &h, &c, &opt, &ps, &err);
     }
-    if (rc != 0) {
+    if (rc != 0)
         fprintf(stderr, "error %s at %lld: %s\n", nl_error_code_name(err.code), (long long)err.offset, err.message);
-        return 1;
-    }
-    if (stats)
+    if (rc == 0 && stats)
         fprintf(stderr, "protocol %d bytes %" PRIu64 " ops %" PRIu64 " containers %" PRIu64 " memo %" PRIu64
                 " kept %" PRIu64 " gets %" PRIu64 " stack_peak %zu state_bytes %zu\n", ps.protocol, ps.bytes,
                 ps.ops, ps.containers, ps.memo_entries, ps.memo_kept, ps.gets, ps.stack_peak, ps.state_bytes);
-    fwrite(c.out.p ? c.out.p : "", 1, c.out.n, stdout);
-    fputc('\n', stdout);
+    if (rc == 0) {
+        fwrite(c.out.p ? c.out.p : "", 1, c.out.n, stdout);
+        fputc('\n', stdout);
+    }
     for (size_t i = 0; i < c.ntexts; i++)
         free(c.texts[i]);
     free(c.texts);
     free(c.out.p);
     arena_free(ar);
-    return 0;
+    return rc == 0 ? 0 : 1;
 }
