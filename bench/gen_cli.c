@@ -7,7 +7,8 @@
  *   nl-gen-profile --out DIR [--seed N] [--layers N] [--cores N] [--instructions-per-layer N]
  *                  [--target-bytes SIZE] [--warmup-factor F] [--outlier-factor F] [--missing-dge]
  *                  [--no-source] [--demo] [--capture] [--ranks N] [--executions N] [--kineto]
- *                  [--kineto-target-bytes SIZE] [--quiet]
+ *                  [--kineto-target-bytes SIZE] [--memory-snapshot] [--memory-layout current|v2_0]
+ *                  [--memory-target-bytes SIZE] [--memory-oom] [--memory-devices N] [--quiet]
  *   nl-gen-profile --ntff-out FILE [--ntff-version 5|6] [--ntff-target-bytes SIZE] [--cores N] [--seed N]
  *
  * The second form writes one SYNTHETIC NTFF with a payload (gen_ntff.h) and FILE.expected.json (what a
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gen_memsnap.h"
 #include "gen_ntff.h"
 #include "gen_profile.h"
 
@@ -41,7 +43,9 @@ static void gen_usage(FILE *f)
     fputs("usage: nl-gen-profile --out DIR [--seed N] [--layers N] [--cores N] [--instructions-per-layer N]\n"
           "                      [--target-bytes SIZE] [--warmup-factor F] [--outlier-factor F]\n"
           "                      [--missing-dge] [--no-source] [--demo] [--capture] [--ranks N]\n"
-          "                      [--executions N] [--kineto] [--kineto-target-bytes SIZE] [--quiet]\n"
+          "                      [--executions N] [--kineto] [--kineto-target-bytes SIZE] [--memory-snapshot]\n"
+          "                      [--memory-layout current|v2_0] [--memory-target-bytes SIZE] [--memory-oom]\n"
+          "                      [--memory-devices N] [--quiet]\n"
           "Writes a deterministic SYNTHETIC Neuron profile set (full JSON export and summary-json per core,\n"
           "show-session trace text and -j JSON, expected.json ground truth) into DIR.\n"
           "  defaults             seed 1, 8 layers, 2 cores, 1000 instructions per layer\n"
@@ -57,6 +61,11 @@ static void gen_usage(FILE *f)
           "  --executions N       executions per rank, the first a warm-up (1..1000, default 3)\n"
           "  --kineto             a PyTorch profiler trace.json per rank (top level without --capture)\n"
           "  --kineto-target-bytes SIZE  size each trace.json to about SIZE (implies --kineto)\n"
+          "  --memory-snapshot    a PyTorch allocator snapshot memory_snapshot_rank<R>.pickle per rank\n"
+          "  --memory-layout L    current (PyTorch >= 2.1, default) or v2_0 (implies --memory-snapshot)\n"
+          "  --memory-target-bytes SIZE  size each snapshot to about SIZE (implies --memory-snapshot)\n"
+          "  --memory-oom         end each snapshot's trace with a failed 16 GiB allocation\n"
+          "  --memory-devices N   device_traces lists (1..64, default 1); the last one trains\n"
           "   or: nl-gen-profile --ntff-out FILE [--ntff-version 5|6] [--ntff-target-bytes SIZE] [--cores N]\n"
           "                      [--seed N] [--quiet]\n"
           "Writes one SYNTHETIC NTFF with a payload in the documented layout (v5: inf2-like, v6: trn2-like;\n"
@@ -134,6 +143,20 @@ static int gen_parse_valued(gen_cli *cli, const char *a, const char *v)
         return gen_parse_size(v, &cli->o.target_bytes) == 0 ? 0 : gen_bad_value(a, v);
     if (!strcmp(a, "--kineto-target-bytes"))
         return gen_parse_size(v, &cli->o.kineto_target_bytes) == 0 ? (cli->o.kineto = 1, 0) : gen_bad_value(a, v);
+    if (!strcmp(a, "--memory-target-bytes"))
+        return gen_parse_size(v, &cli->o.memory_target_bytes) == 0 ? (cli->o.memory_snapshot = 1, 0)
+                                                                   : gen_bad_value(a, v);
+    if (!strcmp(a, "--memory-devices"))
+        return gen_parse_u64(v, GEN_MS_MAX_DEVICES, &n) == 0 && n >= 1
+                   ? (cli->o.memory_devices = (int)n, cli->o.memory_snapshot = 1, 0)
+                   : gen_bad_value(a, v);
+    if (!strcmp(a, "--memory-layout")) {
+        if (strcmp(v, "current") && strcmp(v, "v2_0"))
+            return gen_bad_value(a, v);
+        cli->o.memory_layout = !strcmp(v, "v2_0");
+        cli->o.memory_snapshot = 1;
+        return 0;
+    }
     if (!strcmp(a, "--ranks"))
         return gen_parse_u64(v, GEN_MAX_RANKS, &n) == 0 ? (cli->o.ranks = (int)n, 0) : gen_bad_value(a, v);
     if (!strcmp(a, "--executions"))
@@ -179,9 +202,14 @@ static int gen_parse_opt(gen_cli *cli, int argc, char **argv, int *i)
         return cli->o.capture = 1, 0;
     if (!strcmp(a, "--kineto"))
         return cli->o.kineto = 1, 0;
+    if (!strcmp(a, "--memory-snapshot"))
+        return cli->o.memory_snapshot = 1, 0;
+    if (!strcmp(a, "--memory-oom"))
+        return cli->o.memory_oom = cli->o.memory_snapshot = 1, 0;
     static const char *const valued[] = {"--out", "--target-bytes", "--warmup-factor", "--outlier-factor", "--seed",
                                          "--layers", "--cores", "--instructions-per-layer", "--ranks",
-                                         "--executions", "--kineto-target-bytes", "--ntff-out", "--ntff-version",
+                                         "--executions", "--kineto-target-bytes", "--memory-target-bytes",
+                                         "--memory-devices", "--memory-layout", "--ntff-out", "--ntff-version",
                                          "--ntff-target-bytes"};
     size_t k = 0;
     while (k < sizeof valued / sizeof valued[0] && strcmp(a, valued[k]))
@@ -216,6 +244,11 @@ static void gen_merge(const gen_cli *cli, gen_options *o)
     o->executions = x->executions;
     o->kineto = x->kineto;
     o->kineto_target_bytes = x->kineto_target_bytes;
+    o->memory_snapshot = x->memory_snapshot;
+    o->memory_layout = x->memory_layout;
+    o->memory_target_bytes = x->memory_target_bytes;
+    o->memory_oom = x->memory_oom;
+    o->memory_devices = x->memory_devices;
     if (cli->have_layers)
         o->layers = x->layers;
     if (cli->have_cores)
@@ -295,6 +328,13 @@ static void gen_report(const char *out, double secs)
             printf(", trace.json %lld bytes (%lld events)",
                    (long long)json_integer_value(json_object_get(kin, "bytes")),
                    (long long)json_integer_value(json_object_get(kin, "events")));
+        json_t *mem = json_object_get(r0, "memory_snapshot");
+        if (mem)
+            printf(", %s %lld bytes (%lld trace entries, peak %lld B)",
+                   json_string_value(json_object_get(mem, "file")),
+                   (long long)json_integer_value(json_object_get(mem, "bytes")),
+                   (long long)json_integer_value(json_object_get(mem, "trace_entries")),
+                   (long long)json_integer_value(json_object_get(mem, "peak_bytes")));
         putchar('\n');
     }
     json_decref(exp);

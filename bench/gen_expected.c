@@ -649,7 +649,7 @@ int gen_expected_write(const char *path, const gen_params *p, const gen_plan *pl
     gen_jb jb = {0}, *b = &jb;
     if (!cores || json_array_size(cores) != (size_t)p->cores)
         b->bad = 1;
-    if ((p->capture || p->kineto) && (!ranks || json_array_size(ranks) != (size_t)p->ranks))
+    if ((p->capture || p->kineto || p->memory_snapshot) && (!ranks || json_array_size(ranks) != (size_t)p->ranks))
         b->bad = 1;
     json_t *params = json_pack("{sisisIsbsbsbsIsfsf}", "layers", p->layers, "cores", p->cores,
                                "instructions_per_layer", (json_int_t)p->ipl, "missing_dge", p->missing_dge,
@@ -665,6 +665,11 @@ int gen_expected_write(const char *path, const gen_params *p, const gen_plan *pl
     gen_set(b, params, "kineto", json_boolean(p->kineto));
     gen_set(b, params, "kineto_target_bytes", json_integer((json_int_t)p->kineto_target_bytes));
     gen_set(b, params, "kineto_ops_per_step", json_integer((json_int_t)p->kineto_ops));
+    gen_set(b, params, "memory_snapshot", json_boolean(p->memory_snapshot));
+    gen_set(b, params, "memory_layout", json_string(p->memory_layout ? "v2_0" : "current"));
+    gen_set(b, params, "memory_target_bytes", json_integer((json_int_t)p->memory_target_bytes));
+    gen_set(b, params, "memory_oom", json_boolean(p->memory_oom));
+    gen_set(b, params, "memory_devices", json_integer(p->memory_devices ? p->memory_devices : 1));
     gen_set(b, doc, "files", gen_files_json(b, p));
     json_t *defs = gen_new(b, gen_definitions_json());
     if (p->capture || p->kineto)

@@ -31,6 +31,8 @@
  * PRNG streams: stream 1 = the plan (shared by all cores), stream 100+nc = core nc. */
 #include "gen_model.h"
 
+#include "gen_memsnap.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -221,6 +223,17 @@ int gen_params_check(const gen_params *p, gen_err *err)
     }
     if (p->kineto_target_bytes && !p->kineto) {
         gen_err_set(err, "kineto target bytes need kineto");
+        return -1;
+    }
+    if ((p->memory_target_bytes || p->memory_oom || p->memory_layout || p->memory_devices > 1) &&
+        !p->memory_snapshot) {
+        gen_err_set(err, "memory snapshot options need memory_snapshot");
+        return -1;
+    }
+    if (p->memory_target_bytes > GEN_MS_MAX_BYTES || p->memory_layout < 0 || p->memory_layout > 1 ||
+        p->memory_devices < 0 || p->memory_devices > (int)GEN_MS_MAX_DEVICES) {
+        gen_err_set(err, "memory snapshot: target at most %llu bytes, layout 0 or 1, devices 1..%u",
+                    (unsigned long long)GEN_MS_MAX_BYTES, GEN_MS_MAX_DEVICES);
         return -1;
     }
     if (p->kineto_target_bytes > GEN_MAX_KINETO_BYTES) {

@@ -50,6 +50,8 @@ typedef struct gen_params {
     int capture, ranks, executions, kineto; /* gen_capture.h */
     uint64_t kineto_target_bytes;           /* 0 = unused; else kineto_ops was derived from it */
     uint32_t kineto_ops;                    /* host ops before each step's compiled region */
+    int memory_snapshot, memory_layout, memory_oom, memory_devices; /* gen_memsnap.h */
+    uint64_t memory_target_bytes;
 } gen_params;
 
 /* What all cores share: the per-layer latencies and the fixed phase lengths. */

@@ -34,6 +34,7 @@
 #include "gen_expected.h"
 #include "gen_export.h"
 #include "gen_kineto.h"
+#include "gen_memsnap.h"
 #include "gen_model.h"
 #include "gen_out.h"
 #include "gen_system.h"
@@ -244,8 +245,34 @@ static int gen_calibrate_kineto(gen_run *r)
     return 0;
 }
 
-/* One rank: its timeline, then its system profile (capture) and trace.json (kineto), then its part of
- * expected.json. */
+/* One rank's memory snapshot (gen_memsnap.h) and its part of expected.json in *out. */
+static int gen_one_memsnap(gen_run *r, int rank, const char *dir, json_t **out)
+{
+    char rel[160], path[GEN_PATH_MAX];
+    snprintf(rel, sizeof rel, "%s%smemory_snapshot_rank%d.pickle", r->p.capture ? dir : "", r->p.capture ? "/" : "",
+             rank);
+    gen_ms_params mp = {.seed = r->p.seed, .rank = rank, .layout = r->p.memory_layout ? GEN_MS_V2_0 : GEN_MS_CURRENT,
+                        .target_bytes = r->p.memory_target_bytes,
+                        .devices = r->p.memory_devices ? (uint32_t)r->p.memory_devices : 1, .oom = r->p.memory_oom};
+    gen_ms_stats st;
+    if (gen_path(r, path, sizeof path, rel) != 0 || gen_memsnap_write(&mp, path, &st, r->err) != 0)
+        return -1;
+    *out = json_pack("{ss ss sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI sI}", "file", rel, "layout",
+                     gen_ms_layout_name(mp.layout), "bytes", (json_int_t)st.bytes, "segments", (json_int_t)st.segments,
+                     "blocks", (json_int_t)st.blocks, "trace_entries", (json_int_t)st.trace_entries, "steps",
+                     (json_int_t)st.steps, "allocs", (json_int_t)st.allocs, "frees", (json_int_t)st.frees,
+                     "segment_allocs", (json_int_t)st.segment_allocs, "ooms", (json_int_t)st.ooms, "reserved",
+                     (json_int_t)st.reserved, "allocated", (json_int_t)st.allocated, "requested",
+                     (json_int_t)st.requested, "start_bytes", (json_int_t)st.start_bytes, "peak_bytes",
+                     (json_int_t)st.peak_bytes, "peak_row", (json_int_t)st.peak_row, "end_bytes",
+                     (json_int_t)st.end_bytes);
+    if (*out && st.peak_time_us >= 0)
+        json_object_set_new(*out, "peak_time_us", json_integer(st.peak_time_us));
+    return 0;
+}
+
+/* One rank: its timeline, then its system profile (capture), trace.json (kineto) and memory snapshot, then
+ * its part of expected.json. */
 static int gen_one_rank(gen_run *r, int rank)
 {
     char dir[64], rel[160], path[GEN_PATH_MAX];
@@ -269,16 +296,26 @@ static int gen_one_rank(gen_run *r, int rank)
         if (rc == 0)
             rc = gen_kineto_write(pl, path, &kin, r->err);
     }
-    if (rc == 0) /* a NULL (out of memory) fails the append, and gen_expected_write sees a short array */
-        json_array_append_new(r->ranks, gen_expected_rank(pl, r->p.capture ? &sys : NULL,
-                                                          r->p.kineto ? &kin : NULL, rel));
+    json_t *mem = NULL;
+    if (rc == 0 && r->p.memory_snapshot)
+        rc = gen_one_memsnap(r, rank, dir, &mem);
+    if (rc == 0) { /* a NULL (out of memory) fails the append, and gen_expected_write sees a short array */
+        json_t *ro = gen_expected_rank(pl, r->p.capture ? &sys : NULL, r->p.kineto ? &kin : NULL, rel);
+        if (ro && mem)
+            json_object_set_new(ro, "memory_snapshot", mem);
+        else
+            json_decref(mem);
+        json_array_append_new(r->ranks, ro);
+    } else {
+        json_decref(mem);
+    }
     gen_rank_plan_free(pl);
     return rc;
 }
 
 static int gen_ranks(gen_run *r)
 {
-    if (!r->p.capture && !r->p.kineto)
+    if (!r->p.capture && !r->p.kineto && !r->p.memory_snapshot)
         return 0;
     if (r->p.kineto_target_bytes && gen_calibrate_kineto(r) != 0)
         return -1;
@@ -337,6 +374,11 @@ static void gen_params_from(gen_params *p, const gen_options *o)
     p->kineto = o->kineto != 0;
     p->kineto_target_bytes = o->kineto_target_bytes;
     p->kineto_ops = GEN_CAP_DEFAULT_OPS; /* calibrated when kineto_target_bytes is set */
+    p->memory_snapshot = o->memory_snapshot != 0;
+    p->memory_layout = o->memory_layout;
+    p->memory_target_bytes = o->memory_target_bytes;
+    p->memory_oom = o->memory_oom != 0;
+    p->memory_devices = o->memory_devices;
 }
 
 int gen_options_check(const gen_options *o, char *errbuf, size_t errcap)

@@ -55,6 +55,14 @@ typedef struct gen_options {
                                         level without capture) */
     uint64_t kineto_target_bytes;    /* 0, or size each trace.json to about this many bytes (needs kineto;
                                         at most GEN_MAX_KINETO_BYTES) */
+    /* PyTorch caching-allocator snapshots (gen_memsnap.h); off by default. */
+    int memory_snapshot;             /* nonzero: memory_snapshot_rank<R>.pickle per rank (in its capture
+                                        directory, or at the top level without capture) */
+    int memory_layout;               /* 0: the current layout (PyTorch >= 2.1); 1: the PyTorch 2.0 layout */
+    uint64_t memory_target_bytes;    /* 0, or size each snapshot to about this many bytes (needs
+                                        memory_snapshot; at most GEN_MS_MAX_BYTES) */
+    int memory_oom;                  /* nonzero: each snapshot's trace ends with a failed allocation */
+    int memory_devices;              /* device_traces lists, 1..GEN_MS_MAX_DEVICES (0 = 1); the last trains */
 } gen_options;
 
 /* The defaults of `nl-gen-profile`: seed 1, 8 layers, 2 cores, 1000 instructions per layer, factors 1.8
