@@ -220,9 +220,46 @@ static json_t *show_session_entry(const nl_catalog *cat, const nl_catalog_profil
     return o;
 }
 
+static json_t *memory_entry(nl_call *call, const nl_catalog *cat, const nl_catalog_profile *p)
+{
+    enum { MEMORY_COUNT_MAX_BYTES = 64 << 20 }; /* snapshots up to this size are read here for counts */
+    const nl_catalog_file *f = nl_catalog_file_at(cat, (size_t)p->file);
+    json_t *o = shape_profile_label(cat, p);
+    json_object_set_new(o, "files", json_pack("{s:s}", "memory_snapshot", f->rel_path));
+    json_object_set_new(o, "bytes", json_integer((json_int_t)f->size));
+    json_object_set_new(o, "analyses", analyses_json(p));
+    json_t *dq = json_array();
+    if (f->size <= MEMORY_COUNT_MAX_BYTES) {
+        nl_error err;
+        nl_error_clear(&err);
+        nl_model_source src = {.kind = NL_MODEL_MEMORY, .path = f->path};
+        nl_model_load_options opt = {.cancel = call->cancel};
+        nl_model_ref *ref = nl_model_cache_get(nl_tools_models(call->tools), &src, &opt, &err);
+        if (ref) {
+            const memory_model *m = nl_model_ref_memory(ref);
+            const memory_model_info *info = memory_model_info_of(m);
+            json_object_set_new(o, "counts", json_pack("{s:I, s:I, s:I, s:s, s:s}", "segments",
+                                                       (json_int_t)table_rows(memory_model_segments(m)), "blocks",
+                                                       (json_int_t)table_rows(memory_model_blocks(m)), "trace_entries",
+                                                       (json_int_t)table_rows(memory_model_trace(m)), "layout",
+                                                       memory_layout_name(info->layout), "history",
+                                                       memory_history_name(info->history)));
+            nl_model_ref_release(ref);
+        } else {
+            char problem[600];
+            snprintf(problem, sizeof problem, "the snapshot cannot be read: %s (%s, byte %lld)", err.message,
+                     nl_error_code_name(err.code), (long long)err.offset);
+            json_array_append_new(dq, shape_quality("error", problem, "export the snapshot again", f->rel_path));
+        }
+    }
+    json_object_set_new(o, "data_quality", dq);
+    return o;
+}
+
 static json_t *item_json(nl_call *call, const nl_catalog *cat, const nl_catalog_profile *p)
 {
     switch (p->kind) {
+    case NL_PROFILE_MEMORY: return memory_entry(call, cat, p);
     case NL_PROFILE_SYSTEM: return system_entry(call, cat, p);
     case NL_PROFILE_FRAMEWORK: return framework_entry(call, cat, p);
     case NL_PROFILE_SUMMARY_JSON: return summary_json_entry(cat, p);
@@ -268,10 +305,12 @@ static json_t *file_kinds_json(const nl_catalog *cat)
 static const nl_analysis orient_suggestable[] = {NL_ANALYSIS_SUMMARY, NL_ANALYSIS_COLLECTIVE_GAPS,
                                                  NL_ANALYSIS_TRACE_EXTRACT};
 
-static const char *orient_why(nl_analysis a)
+static const char *orient_why(const nl_catalog_profile *p, nl_analysis a)
 {
     switch (a) {
-    case NL_ANALYSIS_SUMMARY: return "headline numbers, bottleneck and rule findings";
+    case NL_ANALYSIS_SUMMARY:
+        return p->kind == NL_PROFILE_MEMORY ? "memory held at the peak and by whom, fragmentation, out-of-memory events"
+                                            : "headline numbers, bottleneck and rule findings";
     case NL_ANALYSIS_COLLECTIVE_GAPS: return "per-layer latency from the gaps between collectives";
     default: return "the profile's timeline rows";
     }
@@ -291,7 +330,7 @@ static json_t *orient_call(const char *path, size_t total, const nl_catalog_prof
         if (total > 1)
             json_object_set_new(args, "profile", json_string(p->id));
         json_t *c = json_pack("{s:s, s:o, s:s, s:s}", "tool", nl_analysis_name(a), "arguments", args, "why",
-                              orient_why(a), "expect", want == NL_READY ? "answer" : "abstention");
+                              orient_why(p, a), "expect", want == NL_READY ? "answer" : "abstention");
         if (want != NL_READY)
             json_object_set_new(c, "abstains_because", json_pack("{s:s, s:s}", "reason", r->reason ? r->reason : "",
                                                                  "fix", r->fix ? r->fix : ""));
@@ -481,7 +520,7 @@ const nl_tool_desc nl_tool_orient = {
         NL_OUT_ENVELOPE "," NL_OUT_LIST ","
         NL_JSON("path": {"type": "string"},
                 "profiles": {"type": "array", "items": {"type": "object", "required": ["id", "kind"],
-                    "properties": {"id": {"type": "string"}, "kind": {"enum": ["device", "system", "framework", "show_session"]},
+                    "properties": {"id": {"type": "string"}, "kind": {"enum": ["device", "system", "framework", "show_session", "memory"]},
                                    "files": {"type": "object"}, "analyses": {"type": "object"}}}},
                 "next_calls": {"type": "array", "items": {"type": "object"}},
                 "fixes": {"type": "object", "description": "fix for each data-quality code seen in profiles"})

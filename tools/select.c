@@ -286,6 +286,13 @@ static int load_host(nl_call *call, nl_select *sel, nl_tool_result *res)
         sel->model = nl_select_load_framework(call, nl_catalog_file_at(sel->cat, (size_t)p->file), &m, &err);
         if (!sel->model)
             load_error(res, "framework trace", p->id, &err, "Export the trace again (a .json or .json.gz with traceEvents).");
+    } else if (p->kind == NL_PROFILE_MEMORY) {
+        nl_model_source src = {.kind = NL_MODEL_MEMORY, .path = nl_catalog_file_at(sel->cat, (size_t)p->file)->path};
+        nl_model_load_options opt = {.cancel = call->cancel};
+        sel->model = nl_model_cache_get(nl_tools_models(call->tools), &src, &opt, &err);
+        if (!sel->model)
+            load_error(res, "memory snapshot", p->id, &err, "Export the snapshot again (NeuronProfiler.export_snapshot "
+                       "or torch.cuda.memory._dump_snapshot); a cut-off pickle cannot be read.");
     } else {
         const nl_catalog_file *f = nl_catalog_file_at(sel->cat, (size_t)p->dump);
         nl_model_source src = {.kind = NL_MODEL_SHOW_SESSION, .path = f->path, .label = f->rel_path};
@@ -306,6 +313,7 @@ int nl_select_load(nl_call *call, nl_select *sel, nl_tool_result *res)
     case NL_PROFILE_EXPORT_ONLY: return load_device(call, sel, res);
     case NL_PROFILE_SYSTEM:
     case NL_PROFILE_FRAMEWORK:
+    case NL_PROFILE_MEMORY:
     case NL_PROFILE_SHOW_SESSION: return load_host(call, sel, res);
     default:
         return nl_tool_result_error(res, "%s cannot answer for profile %s: %s.", nl_analysis_name(sel->analysis),

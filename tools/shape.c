@@ -59,6 +59,13 @@ static json_t *host_label(const nl_catalog *cat, const nl_catalog_profile *p)
     const nl_catalog_rank *r = p->rank >= 0 ? nl_catalog_rank_at(cat, (size_t)p->rank) : NULL;
     json_t *o = json_pack("{s:s, s:s, s:n}", "id", p->id, "kind", nl_profile_kind_family(p->kind), "core");
     json_object_set_new(o, "rank", r ? json_string(r->id) : json_null());
+    if (!r && p->kind == NL_PROFILE_MEMORY) { /* as Neuron Explorer: rank<N> from the file name, else rank 0 */
+        char rank[32];
+        snprintf(rank, sizeof rank, "rank%d", p->name_rank >= 0 ? p->name_rank : 0);
+        json_object_set_new(o, "rank", json_string(rank));
+        json_object_set_new(o, "rank_source", json_string(p->name_rank >= 0 ? "file name" : "assumed: the file name "
+                                                                                           "names no rank"));
+    }
     if (r && p->kind == NL_PROFILE_SYSTEM)
         json_object_set_new(o, "process", json_pack("{s:s, s:I}", "instance", r->instance ? r->instance : "", "pid",
                                                     (json_int_t)r->pid));
@@ -69,7 +76,8 @@ static json_t *host_label(const nl_catalog *cat, const nl_catalog_profile *p)
 
 json_t *shape_profile_label(const nl_catalog *cat, const nl_catalog_profile *p)
 {
-    if (p->kind == NL_PROFILE_SYSTEM || p->kind == NL_PROFILE_FRAMEWORK || p->kind == NL_PROFILE_SHOW_SESSION)
+    if (p->kind == NL_PROFILE_SYSTEM || p->kind == NL_PROFILE_FRAMEWORK || p->kind == NL_PROFILE_SHOW_SESSION ||
+        p->kind == NL_PROFILE_MEMORY)
         return host_label(cat, p);
     char core[32];
     const nl_catalog_rank *rank = p->rank >= 0 ? nl_catalog_rank_at(cat, (size_t)p->rank) : NULL;

@@ -11,6 +11,7 @@
 #include "memo.h"
 #include "ntff_payload.h"
 #include "select.h"
+#include "summary_memory.h"
 #include "shape.h"
 #include "summary_kinds.h"
 #include "summary_json.h"
@@ -488,6 +489,9 @@ static int summary_run(const json_t *args, nl_call *call, nl_tool_result *res)
         break;
     case NL_PROFILE_SUMMARY_JSON:
         summary_from_summary_json(args, nl_catalog_file_at(sel.cat, (size_t)p->file), res);
+        break;
+    case NL_PROFILE_MEMORY:
+        nl_summary_memory(call, &sel, res);
         break;
     default:
         summary_device(call, &sel, res);

@@ -709,6 +709,7 @@ const char *nl_file_kind_name(nl_file_kind kind)
         [NL_FILE_HOST_MEM_PB] = "host_mem_pb",
         [NL_FILE_KINETO] = "kineto",
         [NL_FILE_PARQUET] = "parquet",
+        [NL_FILE_MEMORY_SNAPSHOT] = "memory_snapshot",
     };
     return (unsigned)kind < NL_FILE_KIND_COUNT ? names[kind] : "invalid";
 }

@@ -21,7 +21,8 @@
  *   - a full JSON export attached to no NTFF becomes its own profile, named the same way from its stem;
  *     a directory of `*.parquet` files becomes one profile named by the directory (`.` for the root).
  *   - a capture directory with ntrace.pb and trace_info.pb is the system profile `rank<R>/system`; a Kineto
- *     trace, a summary-json file and a show-session dump are profiles named by their relative path.
+ *     trace, a summary-json file, a show-session dump and an allocator snapshot are profiles named by their
+ *     relative path.
  *   - when the root is a file, its directory is searched for the files that belong with it (same stem, and
  *     NEFFs to pair by uuid); only the profiles that use the root file are kept.
  *   - a clash (same id twice) gets `~2`, `~3`, ... appended in path order. */
@@ -83,6 +84,7 @@ typedef enum nl_file_kind {
     NL_FILE_HOST_MEM_PB,
     NL_FILE_KINETO,            /* PyTorch trace.json / .json.gz (§10) */
     NL_FILE_PARQUET,           /* neuron-explorer table (§7) */
+    NL_FILE_MEMORY_SNAPSHOT,   /* PyTorch allocator snapshot pickle (memory_snapshot_rank<N>.pickle) */
     NL_FILE_KIND_COUNT
 } nl_file_kind;
 
@@ -142,13 +144,15 @@ typedef enum nl_profile_kind {
     NL_PROFILE_SUMMARY_JSON,   /* a summary-json file: id = its path ("<path>#<name>" picks one of several) */
     NL_PROFILE_SHOW_SESSION,   /* a show-session dump (text or -j): id = its path */
     NL_PROFILE_PARQUET_DIR,    /* a directory of explorer Parquet tables: id = the directory */
+    NL_PROFILE_MEMORY,         /* a PyTorch allocator snapshot: id = its path */
     NL_PROFILE_KIND_COUNT
 } nl_profile_kind;
 
 /* The family a kind belongs to, as results name it: "device" (device, export-only, summary-json, Parquet),
- * "system", "framework", "show_session". */
+ * "system", "framework", "show_session", "memory". */
 const char *nl_profile_kind_family(nl_profile_kind kind);
-/* The kind itself: "ntff", "json_export", "system", "framework", "summary_json", "show_session", "parquet". */
+/* The kind itself: "ntff", "json_export", "system", "framework", "summary_json", "show_session", "parquet",
+ * "memory_snapshot". */
 const char *nl_profile_kind_name(nl_profile_kind kind);
 
 typedef enum nl_pairing {
@@ -217,6 +221,7 @@ typedef struct nl_catalog_profile {
     bool dump_by_dir;          /* device profiles: the dumps are the unowned ones of its directory */
     int dump_json;             /* device profiles: a show-session -j dump that belongs to it, or -1 */
     size_t parquet_count;      /* NL_PROFILE_PARQUET_DIR: tables in the directory */
+    int name_rank;             /* the N of a "rank<N>" token in the main file's name, -1 when none */
     const char *dir;           /* directory of the profile's main file, relative to the root */
     nl_profile_readiness analyses[NL_ANALYSIS_COUNT];
 } nl_catalog_profile;

@@ -255,6 +255,7 @@ static nl_catalog_profile *group_new_profile(nl_catalog *cat, nl_profile_kind ki
     p->kind = kind;
     p->rank = f ? f->rank : -1;
     p->file = p->ntff = p->neff = p->mismatched_neff = p->json_export = p->dump = p->dump_json = -1;
+    p->name_rank = -1;
     p->pairing = NL_PAIR_NOT_APPLICABLE;
     p->dir = f ? catalog_printf(cat, "%.*s", (int)group_dir_len(f->rel_path), f->rel_path) : "";
     return p;
@@ -473,6 +474,22 @@ static void group_attach_export(nl_catalog *cat, size_t ei)
                              : "export identity unknown and no NTFF of the same name here; analyzed on its own");
 }
 
+/* The N of the first "rank<N>" token in a file name (memory_snapshot_rank3.pickle, trace_rank_0.json), -1. */
+static int group_name_rank(const char *name)
+{
+    for (const char *p = name; (p = strstr(p, "rank")) != NULL; p += 4) {
+        const char *d = p + 4;
+        if (*d == '_' || *d == '-')
+            d++;
+        int v = 0, digits = 0;
+        while (*d >= '0' && *d <= '9' && digits < 6)
+            v = v * 10 + (*d++ - '0'), digits++;
+        if (digits && (p == name || !((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z'))))
+            return v;
+    }
+    return -1;
+}
+
 /* ---- 4. host-side and single-file profiles ---------------------------------------------------------- */
 
 static void group_host_profiles(nl_catalog *cat)
@@ -489,7 +506,8 @@ static void group_host_profiles(nl_catalog *cat)
     static const struct {
         nl_file_kind file;
         nl_profile_kind profile;
-    } singles[] = {{NL_FILE_KINETO, NL_PROFILE_FRAMEWORK}, {NL_FILE_SUMMARY_JSON, NL_PROFILE_SUMMARY_JSON}};
+    } singles[] = {{NL_FILE_KINETO, NL_PROFILE_FRAMEWORK}, {NL_FILE_SUMMARY_JSON, NL_PROFILE_SUMMARY_JSON},
+                   {NL_FILE_MEMORY_SNAPSHOT, NL_PROFILE_MEMORY}};
     for (size_t k = 0; k < sizeof singles / sizeof singles[0]; k++)
         for (size_t i = 0; i < cat->file_count; i++) {
             const nl_catalog_file *f = &cat->files[i];
@@ -498,6 +516,7 @@ static void group_host_profiles(nl_catalog *cat)
             nl_catalog_profile *p = group_new_profile(cat, singles[k].profile, f);
             p->file = (int)i;
             p->id = catalog_strdup(cat, f->rel_path);
+            p->name_rank = group_name_rank(catalog_basename(f->rel_path));
         }
 }
 

@@ -16,6 +16,7 @@
  *   show-session dump                            collective-gaps: ready for a text dump, unsupported for -j
  *                                                (no collectives trace); the rest: unsupported
  *   Parquet directory                            everything: unsupported (no Parquet reader in this build)
+ *   allocator snapshot                           summary: ready; the rest: unsupported
  * Choosing (nl_catalog_choose): the id asked for, or the only profile the analysis can read, or the only
  * profile there is; every failure is one sentence that lists the profiles with their kinds, worded the same
  * for every tool. */
@@ -32,6 +33,7 @@ const char *nl_profile_kind_family(nl_profile_kind kind)
     case NL_PROFILE_SYSTEM: return "system";
     case NL_PROFILE_FRAMEWORK: return "framework";
     case NL_PROFILE_SHOW_SESSION: return "show_session";
+    case NL_PROFILE_MEMORY: return "memory";
     default: return "device";
     }
 }
@@ -42,7 +44,7 @@ const char *nl_profile_kind_name(nl_profile_kind kind)
         [NL_PROFILE_DEVICE] = "ntff",           [NL_PROFILE_EXPORT_ONLY] = "json_export",
         [NL_PROFILE_SYSTEM] = "system",         [NL_PROFILE_FRAMEWORK] = "framework",
         [NL_PROFILE_SUMMARY_JSON] = "summary_json", [NL_PROFILE_SHOW_SESSION] = "show_session",
-        [NL_PROFILE_PARQUET_DIR] = "parquet",
+        [NL_PROFILE_PARQUET_DIR] = "parquet",    [NL_PROFILE_MEMORY] = "memory_snapshot",
     };
     return (unsigned)kind < NL_PROFILE_KIND_COUNT ? names[kind] : "invalid";
 }
@@ -71,6 +73,7 @@ static const char *ready_kind_label(const nl_catalog_profile *p)
     case NL_PROFILE_SUMMARY_JSON: return "device, summary-json";
     case NL_PROFILE_PARQUET_DIR: return "device, parquet tables";
     case NL_PROFILE_SHOW_SESSION: return "show-session dump";
+    case NL_PROFILE_MEMORY: return "memory snapshot";
     case NL_PROFILE_DEVICE: return p->json_export >= 0 ? "device" : "device, NTFF only";
     default: return nl_profile_kind_family(p->kind);
     }
@@ -207,6 +210,12 @@ static void ready_profile(nl_catalog *cat, nl_catalog_profile *p)
     case NL_PROFILE_PARQUET_DIR:
         ready_all(p, NL_UNSUPPORTED, "neuron-explorer Parquet tables are recognised but not read by this build",
                   "export the full JSON with neuron-profile view --output-format json meanwhile");
+        return;
+    case NL_PROFILE_MEMORY:
+        ready_all(p, NL_UNSUPPORTED, "an allocator snapshot holds memory segments, blocks and allocation events, not "
+                  "a device timeline or collectives", "call summary on the snapshot; for the device timeline use the "
+                  "rank's device profile");
+        ready_set(p, NL_ANALYSIS_SUMMARY, NL_READY, NULL, NULL);
         return;
     default: return;
     }

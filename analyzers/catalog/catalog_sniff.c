@@ -5,7 +5,8 @@
  *               taken from the name, then checked against the content; a failed check keeps the kind,
  *               sets valid = false and adds a NL_NOTE_BAD_HEADER note carrying the reader's error (e.g. a
  *               `.pb` stream named `.ntff` is reported as such, never parsed as one).
- *   magic       bytes 0..3 "PAR1" (+ the same 4 bytes at the end) → Parquet; u64 @8 == 1024 with gzip
+ *   magic       bytes 0..3 "PAR1" (+ the same 4 bytes at the end) → Parquet; 0x80 and a pickle protocol
+ *               2..5, with the key "segments" in the head → PyTorch allocator snapshot; u64 @8 == 1024 with gzip
  *               magic 1f 8b @1024 → NEFF; byte 0 in 1..7 with a sane u24 length and a protobuf field-1
  *               string tag (0x0a) @128 → NTFF; 1f 8b → gzip, whose first CATALOG_SNIFF_JSON_BYTES are
  *               inflated with zlib and sniffed as JSON.
@@ -400,10 +401,21 @@ static bool sniff_ntff_magic(const sniff_ctx *s)
            nl_ntff_check_prefix(s->head, s->head_len, s->f->size, s->f->path, NULL) == 0;
 }
 
+/* A pickle of protocol 2-5 (0x80 then the protocol byte) whose head names the snapshot's first key: the dict
+ * torch.cuda.memory._snapshot() returns starts with "segments" (every sample; formats.md §1.1). */
+static bool sniff_memory_snapshot(const sniff_ctx *s)
+{
+    static const char key[] = "segments";
+    return s->head_len >= 2 && s->head[0] == 0x80 && s->head[1] >= 2 && s->head[1] <= 5 &&
+           memmem(s->head, s->head_len, key, sizeof key - 1) != NULL;
+}
+
 static nl_file_kind sniff_by_content(sniff_ctx *s)
 {
     if (sniff_parquet_magic(s))
         return NL_FILE_PARQUET;
+    if (sniff_memory_snapshot(s))
+        return NL_FILE_MEMORY_SNAPSHOT;
     if (sniff_neff_magic(s))
         return NL_FILE_NEFF;
     if (sniff_ntff_magic(s))

@@ -27,6 +27,7 @@
  * Waits are sliced (WAIT_SLICE_NS) only to poll a waiter's cancel flag. */
 #include "model_cache.h"
 #include "kineto.h"
+#include "memory_snapshot.h"
 #include "neuron_json.h"
 #include "ntff_payload.h"
 #include "nl_cpu.h"
@@ -171,6 +172,7 @@ static void model_free(nl_model_kind kind, void *model)
     case NL_MODEL_FRAMEWORK: framework_model_free(model); return;
     case NL_MODEL_SHOW_SESSION: show_session_free(model); return;
     case NL_MODEL_NTFF: device_model_free(model); return;
+    case NL_MODEL_MEMORY: memory_model_free(model); return;
     default: return;
     }
 }
@@ -411,6 +413,14 @@ static void *model_load(const nl_model_source *src, const nl_model_load_options 
         return ss;
     }
     case NL_MODEL_NTFF: return ntff_load(src, opt, bytes, err);
+    case NL_MODEL_MEMORY: {
+        memory_snapshot_options mopt = {.cancel = cancel};
+        memory_model *m = NULL;
+        if (memory_snapshot_read(src->path, &mopt, &m, err))
+            return NULL;
+        *bytes = memory_model_bytes(m);
+        return m;
+    }
     default:
         nl_error_set(err, NL_ERR_INTERNAL, src->path, -1, "unknown model kind %d", (int)src->kind);
         return NULL;
@@ -562,7 +572,8 @@ nl_model_ref *nl_model_cache_peek(nl_model_cache *c, const nl_model_source *src)
 
 const char *nl_model_kind_name(nl_model_kind kind)
 {
-    static const char *const names[NL_MODEL_KIND_COUNT] = {"device", "system", "framework", "show_session", "ntff"};
+    static const char *const names[NL_MODEL_KIND_COUNT] = {"device", "system", "framework", "show_session", "ntff",
+                                                           "memory"};
     return (unsigned)kind < NL_MODEL_KIND_COUNT ? names[kind] : "?";
 }
 
@@ -589,6 +600,11 @@ const framework_model *nl_model_ref_framework(const nl_model_ref *r)
 const show_session *nl_model_ref_show_session(const nl_model_ref *r)
 {
     return r->shared->kind == NL_MODEL_SHOW_SESSION ? r->shared->model : NULL;
+}
+
+const memory_model *nl_model_ref_memory(const nl_model_ref *r)
+{
+    return r->shared->kind == NL_MODEL_MEMORY ? r->shared->model : NULL;
 }
 
 uint64_t nl_model_ref_serial(const nl_model_ref *r)

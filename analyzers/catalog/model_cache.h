@@ -22,6 +22,7 @@
 
 #include "device_model.h"
 #include "framework_model.h"
+#include "memory_model.h"
 #include "nl_error.h"
 #include "show_session_model.h"
 #include "system_model.h"
@@ -43,6 +44,7 @@ typedef enum nl_model_kind {
     NL_MODEL_FRAMEWORK,
     NL_MODEL_SHOW_SESSION,
     NL_MODEL_NTFF,             /* a device_model decoded from the NTFF itself (nl_model_ref_device reads it) */
+    NL_MODEL_MEMORY,           /* a memory_model of a PyTorch allocator snapshot */
     NL_MODEL_KIND_COUNT
 } nl_model_kind;
 
@@ -54,7 +56,7 @@ typedef struct nl_model_source {
     int64_t core;
 } nl_model_source;
 
-/* Stable name of a kind ("device", "system", "framework", "show_session", "ntff"). */
+/* Stable name of a kind ("device", "system", "framework", "show_session", "ntff", "memory"). */
 const char *nl_model_kind_name(nl_model_kind kind);
 
 typedef struct nl_model_load_options {
@@ -91,6 +93,7 @@ const device_model *nl_model_ref_device(const nl_model_ref *r);
 const system_model *nl_model_ref_system(const nl_model_ref *r);
 const framework_model *nl_model_ref_framework(const nl_model_ref *r);
 const show_session *nl_model_ref_show_session(const nl_model_ref *r);
+const memory_model *nl_model_ref_memory(const nl_model_ref *r);
 /* Whether this reference came from the cache without reading the files. */
 int nl_model_ref_was_cached(const nl_model_ref *r);
 /* Milliseconds the load took (0 when cached). */

@@ -114,7 +114,7 @@ class NextCalls(unittest.TestCase):
     def check_folder(self, path):
         profiles, calls = self.orient_all(path)
         for p in profiles:
-            self.assertIn(p['kind'], ['device', 'system', 'framework', 'show_session'], p)
+            self.assertIn(p['kind'], ['device', 'system', 'framework', 'show_session', 'memory'], p)
             self.assertEqual(sorted(p['analyses']), sorted(TOOLS), p)
             for state in p['analyses'].values():
                 self.assertIn(state, ['ready', 'needs_export', 'unsupported'])

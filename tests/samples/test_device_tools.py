@@ -168,7 +168,7 @@ class OrientOnSamples(unittest.TestCase):
             self.assertEqual(p['counts']['dma_records'], ref['dma']['records'])
             self.assertEqual(p['analyses']['summary'], 'ready')
         kinds = collections.Counter(p['kind'] for p in out['profiles'])
-        self.assertEqual(kinds, {'device': 7, 'system': 1, 'framework': 7})
+        self.assertEqual(kinds, {'device': 7, 'system': 1, 'framework': 7, 'memory': 5})
         self.assertEqual(out['ranks'][0]['dir'], 'capture/i-0af76a70a6d3864dd_pid_713479')
         self.assertEqual(out['ranks'][0]['pid'], 713479)
         self.assertTrue(out['ranks'][0]['system_profile'])

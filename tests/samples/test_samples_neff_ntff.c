@@ -369,13 +369,12 @@ static const struct { const char *rel; nl_file_kind kind; } KINDS[] = {
     {"kineto-multirank/README.md", NL_FILE_UNKNOWN},
     {"kineto-multirank/sampled_rank-0.json.gz", NL_FILE_KINETO},
     {"kineto-multirank/sampled_rank-1.json.gz", NL_FILE_KINETO},
-    /* allocator snapshots: no reader yet, so unclassified (issue 16 makes them a kind) */
     {"memory-snapshot/README.md", NL_FILE_UNKNOWN},
-    {"memory-snapshot/flexgen_fork_v2_0_layout.pickle", NL_FILE_UNKNOWN},
-    {"memory-snapshot/magma27_compile_context.pickle", NL_FILE_UNKNOWN},
-    {"memory-snapshot/silmont2000_mem_snapshot.pickle", NL_FILE_UNKNOWN},
-    {"memory-snapshot/sketchkv2_state_only.pickle", NL_FILE_UNKNOWN},
-    {"memory-snapshot/verl_pending_free.pickle", NL_FILE_UNKNOWN},
+    {"memory-snapshot/flexgen_fork_v2_0_layout.pickle", NL_FILE_MEMORY_SNAPSHOT},
+    {"memory-snapshot/magma27_compile_context.pickle", NL_FILE_MEMORY_SNAPSHOT},
+    {"memory-snapshot/silmont2000_mem_snapshot.pickle", NL_FILE_MEMORY_SNAPSHOT},
+    {"memory-snapshot/sketchkv2_state_only.pickle", NL_FILE_MEMORY_SNAPSHOT},
+    {"memory-snapshot/verl_pending_free.pickle", NL_FILE_MEMORY_SNAPSHOT},
     {"neff-ntff/stream_256k_fd1k.neff", NL_FILE_NEFF},
     {"neff-ntff/stream_256k_fd1k.ntff", NL_FILE_NTFF},
     {"neff-ntff/stream_256k_fd1k_trn2.neff", NL_FILE_NEFF},
@@ -549,7 +548,8 @@ static void samples_catalog_pairs_and_attaches_exports(void **state)
     assert_int_equal(kinds[NL_PROFILE_DEVICE], 7);       /* every NTFF */
     assert_int_equal(kinds[NL_PROFILE_SYSTEM], 1);       /* the capture directory */
     assert_int_equal(kinds[NL_PROFILE_FRAMEWORK], 7);    /* kineto/ 5 + kineto-multirank/ 2 */
-    assert_int_equal(nl_catalog_profile_count(c), 15);
+    assert_int_equal(kinds[NL_PROFILE_MEMORY], 5);       /* memory-snapshot/ */
+    assert_int_equal(nl_catalog_profile_count(c), 20);
     nl_catalog_free(c);
 }
 
