@@ -279,6 +279,11 @@ uint64_t parquet_chunk_compressed_bytes(const parquet_file *f, size_t row_group,
     return f->rgs[row_group].chunks[col].size;
 }
 
+uint64_t parquet_chunk_offset(const parquet_file *f, size_t row_group, size_t col)
+{
+    return f->rgs[row_group].chunks[col].start;
+}
+
 int64_t parquet_chunk_null_count(const parquet_file *f, size_t row_group, size_t col)
 {
     return f->rgs[row_group].chunks[col].null_count;

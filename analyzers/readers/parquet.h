@@ -129,6 +129,8 @@ const char *parquet_created_by(const parquet_file *f);
 /* Codec of column `col` in row group `rg`, compressed bytes and null count (-1 when the footer has none). */
 parquet_codec parquet_chunk_codec(const parquet_file *f, size_t row_group, size_t col);
 uint64_t parquet_chunk_compressed_bytes(const parquet_file *f, size_t row_group, size_t col);
+/* File offset of the chunk's first page (for messages about its values). */
+uint64_t parquet_chunk_offset(const parquet_file *f, size_t row_group, size_t col);
 int64_t parquet_chunk_null_count(const parquet_file *f, size_t row_group, size_t col);
 
 const char *parquet_type_name(parquet_type t);

@@ -21,8 +21,12 @@ export async function openDuckDB() {
 }
 
 export function runJson(bin, args) {
-    const out = execFileSync(bin, args, { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
-    return JSON.parse(out);
+    try {
+        const out = execFileSync(bin, args, { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+        return JSON.parse(out);
+    } catch (e) {
+        throw new Error(`${path.basename(bin)} ${args.join(' ')} failed (status ${e.status}): ${e.stderr || e.message}`);
+    }
 }
 
 export function sqlString(s) {
