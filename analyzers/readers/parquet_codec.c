@@ -124,7 +124,7 @@ static int pc_gzip(parquet_codec_ctx *c, const uint8_t *src, size_t n, uint8_t *
                 return pc_fail(e, NL_ERR_INTERNAL, "GZIP: cannot reset the inflate stream");
             continue;
         }
-        if ((rc == Z_BUF_ERROR || rc == Z_OK) && c->z.avail_out == 0 && c->z.avail_in > 0)
+        if ((rc == Z_BUF_ERROR || rc == Z_OK) && c->z.avail_out == 0)
             return pc_fail(e, NL_ERR_FORMAT, "GZIP page decompresses to more than the %zu bytes the page header says",
                            expected);
         if (rc == Z_BUF_ERROR && c->z.avail_in == 0)
