@@ -1001,6 +1001,17 @@ static int pq_dictionary_page(pq_read *rd, const pq_page_header *h, const uint8_
     return 0;
 }
 
+/* A page's value count must fit what the column metadata promises (itself capped at open): a corrupt count
+ * is caught before anything is sized by it. */
+static int pq_check_count(pq_read *rd, size_t L)
+{
+    if (L > (uint64_t)rd->m->num_values - rd->levels)
+        return pq_fail(rd, NL_ERR_FORMAT, rd->page_offset,
+                       "the page holds %zu values, more than the %lld of the column metadata left (%zu read)", L,
+                       (long long)rd->m->num_values, rd->levels);
+    return 0;
+}
+
 static int pq_data_page_v1(pq_read *rd, const pq_page_header *h, const uint8_t *data)
 {
     if (!h->has_v1)
@@ -1008,9 +1019,8 @@ static int pq_data_page_v1(pq_read *rd, const pq_page_header *h, const uint8_t *
     if (h->num_values < 0)
         return pq_fail(rd, NL_ERR_FORMAT, rd->page_offset, "data page of %d values", h->num_values);
     size_t L = (size_t)h->num_values;
-    if (L > PARQUET_CHUNK_VALUES_MAX - rd->levels)
-        return pq_fail(rd, NL_ERR_LIMIT, rd->page_offset, "more than %zu values in one column chunk",
-                       PARQUET_CHUNK_VALUES_MAX);
+    if (pq_check_count(rd, L) != 0)
+        return -1;
     const uint8_t *body;
     size_t len = (size_t)h->uncompressed, pos = 0, used;
     if (pq_body(rd, data, (size_t)h->compressed, len, true, &body) != 0)
@@ -1040,9 +1050,8 @@ static int pq_data_page_v2(pq_read *rd, const pq_page_header *h, const uint8_t *
     if (h->num_values < 0 || h->num_nulls < 0 || h->num_rows < 0 || h->def_len < 0 || h->rep_len < 0)
         return pq_fail(rd, NL_ERR_FORMAT, rd->page_offset, "v2 data page with a negative count or length");
     size_t L = (size_t)h->num_values, rl = (size_t)h->rep_len, dl = (size_t)h->def_len;
-    if (L > PARQUET_CHUNK_VALUES_MAX - rd->levels)
-        return pq_fail(rd, NL_ERR_LIMIT, rd->page_offset, "more than %zu values in one column chunk",
-                       PARQUET_CHUNK_VALUES_MAX);
+    if (pq_check_count(rd, L) != 0)
+        return -1;
     if (rl > (size_t)h->compressed || dl > (size_t)h->compressed - rl || rl + dl > (size_t)h->uncompressed)
         return pq_fail(rd, NL_ERR_FORMAT, rd->page_offset,
                        "v2 levels of %zu + %zu bytes do not fit the page (%d bytes, %d uncompressed)", rl, dl,

@@ -32,7 +32,7 @@
 #define PARQUET_ROW_GROUPS_MAX 1000000u
 #define PARQUET_NAME_MAX 4096u                        /* bytes of one dotted column path */
 #define PARQUET_PAGE_MAX ((size_t)1 << 30)            /* bytes of one page, compressed or not */
-#define PARQUET_CHUNK_VALUES_MAX ((size_t)1 << 28)    /* levels (values incl. nulls) of one column chunk */
+#define PARQUET_CHUNK_VALUES_MAX ((size_t)1 << 26)    /* levels (values incl. nulls) of one column chunk */
 #define PARQUET_CHUNK_BYTES_MAX ((size_t)4 << 30)     /* decoded bytes of one column chunk */
 
 /* Physical types (parquet.thrift Type). */
