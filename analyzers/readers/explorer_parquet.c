@@ -634,10 +634,9 @@ typedef struct ep_res {
     const ep_field *f;
     long col; /* leaf index in the part */
     parquet_want want;
-    /* strings of a dictionary-encoded chunk: dict entry → strtab id (+1; 0 = not interned yet) */
+    /* strings of a dictionary-encoded chunk: dict entry → strtab id, interned when the chunk arrives */
     uint32_t *map;
     size_t map_cap;
-    size_t map_rg; /* row group the map belongs to (+1; 0 = none) */
     /* the previous row's string, for runs */
     const uint8_t *last_ptr;
     size_t last_len;
@@ -660,6 +659,7 @@ typedef struct ep_reader {
     table_value defaults[TABLE_COLUMNS_MAX];
     ep_res res[EP_FIELDS_MAX];
     size_t nres;
+    bool sourced[TABLE_COLUMNS_MAX]; /* model columns some resolved file column writes on every row */
     uint64_t row0;   /* table rows appended before this row group (errors) */
     uint64_t rows;   /* table rows appended so far */
     size_t rg;
@@ -736,14 +736,7 @@ static int ep_intern(ep_reader *r, const ep_res *res, const uint8_t *s, size_t l
 static int ep_str_at(ep_reader *r, ep_res *res, const parquet_chunk *c, size_t slot, uint32_t *id)
 {
     if (c->dict_index) {
-        uint32_t k = c->dict_index[slot];
-        if (!res->map[k]) {
-            uint32_t v;
-            if (ep_intern(r, res, c->dict[k].ptr, c->dict[k].len, &v) != 0)
-                return -1;
-            res->map[k] = v + 1;
-        }
-        *id = res->map[k] - 1;
+        *id = res->map[c->dict_index[slot]];
         return 0;
     }
     parquet_bytes b = c->bytes[slot];
@@ -866,6 +859,17 @@ static int ep_convert(ep_reader *r, ep_res *res, const parquet_chunk *c, size_t 
     const uint8_t *valid = c->valid;
     uint32_t *src = f->action == EP_SRC_NKI ? r->src_nki : f->action == EP_SRC_BIR ? r->src_bir : NULL;
     table_kind kind = src ? TABLE_STR : (table_kind)r->kinds[f->col];
+    if (kind == TABLE_STR && c->want == PARQUET_WANT_BYTES && c->dict_index) { /* one array lookup per row */
+        const uint32_t *ix = c->dict_index + row, *map = res->map;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t id = valid && !valid[row + i] ? 0 : map[ix[i]];
+            if (src)
+                src[i] = id;
+            else
+                batch[i * stride + f->col].s = id;
+        }
+        return 0;
+    }
     if (kind == TABLE_STR) {
         char text[40];
         for (size_t i = 0; i < n; i++) {
@@ -874,6 +878,8 @@ static int ep_convert(ep_reader *r, ep_res *res, const parquet_chunk *c, size_t 
             if (valid && !valid[slot]) {
                 if (src)
                     src[i] = 0;
+                else
+                    batch[i * stride + f->col] = r->defaults[f->col];
                 continue;
             }
             if (c->want == PARQUET_WANT_BYTES) {
@@ -894,8 +900,10 @@ static int ep_convert(ep_reader *r, ep_res *res, const parquet_chunk *c, size_t 
     if (kind == TABLE_F64) {
         for (size_t i = 0; i < n; i++) {
             size_t slot = row + i;
-            if (valid && !valid[slot])
+            if (valid && !valid[slot]) {
+                batch[i * stride + f->col] = r->defaults[f->col];
                 continue;
+            }
             double d;
             if (c->want == PARQUET_WANT_F64) {
                 d = c->f64[slot];
@@ -935,8 +943,10 @@ static int ep_convert(ep_reader *r, ep_res *res, const parquet_chunk *c, size_t 
     }
     for (size_t i = 0; i < n; i++) {
         size_t slot = row + i;
-        if (valid && !valid[slot])
+        if (valid && !valid[slot]) {
+            batch[i * stride + f->col] = r->defaults[f->col];
             continue;
+        }
         int64_t v = 0;
         if (ep_cell_int(r, res, c, slot, &v) != 0)
             return -1;
@@ -1025,6 +1035,26 @@ static int ep_poll(ep_reader *r)
     return 0;
 }
 
+/* The strtab ids of a dictionary-encoded string chunk's entries (dictionaries are per chunk). */
+static int ep_intern_dict(ep_reader *r, ep_res *res, const parquet_chunk *c)
+{
+    table_kind kind = res->f->action == EP_SRC_NKI || res->f->action == EP_SRC_BIR ? TABLE_STR
+                                                                                  : (table_kind)r->kinds[res->f->col];
+    if (kind != TABLE_STR || res->f->action == EP_JOIN)
+        return 0; /* read through parquet_chunk_bytes */
+    if (c->dict_count > res->map_cap) {
+        uint32_t *m = realloc(res->map, c->dict_count * sizeof *m);
+        if (!m)
+            return ep_fail(r, NL_ERR_NOMEM, res, 0, "out of memory for a dictionary map");
+        res->map = m;
+        res->map_cap = c->dict_count;
+    }
+    for (size_t k = 0; k < c->dict_count; k++)
+        if (ep_intern(r, res, c->dict[k].ptr, c->dict[k].len, &res->map[k]) != 0)
+            return ep_fail(r, r->err ? r->err->code : NL_ERR_NOMEM, res, 0, "cannot intern a dictionary string");
+    return 0;
+}
+
 static int ep_row_group(void *ctx, size_t rg, size_t rows, parquet_chunk *const *chunks, nl_error *err)
 {
     (void)err;
@@ -1035,21 +1065,15 @@ static int ep_row_group(void *ctx, size_t rg, size_t rows, parquet_chunk *const 
         ep_res *res = &r->res[k];
         const parquet_chunk *c = chunks[k];
         res->last_ptr = NULL;
-        if (c && c->dict_index) { /* a fresh id map per chunk: dictionaries are per chunk */
-            if (c->dict_count > res->map_cap) {
-                uint32_t *m = realloc(res->map, c->dict_count * sizeof *m);
-                if (!m)
-                    return ep_fail(r, NL_ERR_NOMEM, res, 0, "out of memory for a dictionary map");
-                res->map = m;
-                res->map_cap = c->dict_count;
-            }
-            memset(res->map, 0, c->dict_count * sizeof *res->map);
-        }
+        if (c && c->dict_index && ep_intern_dict(r, res, c) != 0)
+            return -1;
     }
     for (size_t b = 0; b < rows; b += EXPLORER_PARQUET_BATCH) {
         size_t n = rows - b < EXPLORER_PARQUET_BATCH ? rows - b : EXPLORER_PARQUET_BATCH;
-        for (size_t i = 0; i < n; i++)
-            memcpy(&r->batch[i * r->ncols], r->defaults, r->ncols * sizeof *r->defaults);
+        for (uint32_t col = 0; col < r->ncols; col++) /* columns no file column fills */
+            if (!r->sourced[col])
+                for (size_t i = 0; i < n; i++)
+                    r->batch[i * r->ncols + col] = r->defaults[col];
         if (r->target == DEVICE_MODEL_INSTRUCTIONS) {
             memset(r->src_nki, 0, n * sizeof *r->src_nki);
             memset(r->src_bir, 0, n * sizeof *r->src_bir);
@@ -1075,6 +1099,7 @@ static int ep_resolve(ep_reader *r)
 {
     bool sourced[TABLE_COLUMNS_MAX + 2] = {false};
     r->nres = 0;
+    memset(r->sourced, 0, sizeof r->sourced);
     for (size_t i = 0; i < r->spec->nfields; i++) {
         const ep_field *f = &r->spec->fields[i];
         if (f->action == EP_IGNORE)
@@ -1086,6 +1111,8 @@ static int ep_resolve(ep_reader *r)
         if (sourced[key])
             continue;
         sourced[key] = true;
+        if (key < TABLE_COLUMNS_MAX)
+            r->sourced[key] = true;
         const parquet_column_info *ci = parquet_column(r->pf, (size_t)col);
         ep_res *res = &r->res[r->nres];
         res->f = f;

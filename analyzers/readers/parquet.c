@@ -50,7 +50,7 @@
 #include "thrift_compact.h"
 
 /* Smallest pool block for decompressed pages and assembled strings. */
-#define PQ_POOL_BLOCK ((size_t)1 << 20)
+#define PQ_POOL_BLOCK ((size_t)64 << 10)
 
 /* ---- names ------------------------------------------------------------------------------------------- */
 
@@ -594,8 +594,6 @@ static int pq_page_header_decode(thrift_reader *r, pq_page_header *h)
 static int pq_levels(pq_read *rd, const char *what, int enc, bool prefixed, const uint8_t *p, size_t len, size_t n,
                      uint16_t max, uint16_t *dst, size_t *used)
 {
-    PQ_RESERVE(rd, lv, n, uint32_t);
-    uint32_t *lv = rd->b->lv.p;
     unsigned bw = parquet_bit_width(max);
     parquet_decode_error e;
     size_t u = 0;
@@ -611,22 +609,24 @@ static int pq_levels(pq_read *rd, const char *what, int enc, bool prefixed, cons
             start = 4;
             body = l;
         }
-        if (parquet_rle_decode(p + start, body, bw, n, lv, NULL, &e) != 0)
+        if (parquet_rle_decode_levels(p + start, body, bw, n, dst, NULL, &e) != 0)
             return pq_decode_fail(rd, &e, what);
         u = start + body;
     } else if (enc == PARQUET_ENC_BIT_PACKED && prefixed) {
+        PQ_RESERVE(rd, lv, n, uint32_t);
+        uint32_t *lv = rd->b->lv.p;
         if (parquet_bitpacked_decode(p, len, bw, n, lv, &u, &e) != 0)
             return pq_decode_fail(rd, &e, what);
+        for (size_t i = 0; i < n; i++) /* bw <= 5: the values fit */
+            dst[i] = (uint16_t)lv[i];
     } else {
         return pq_fail(rd, NL_ERR_UNSUPPORTED, rd->page_offset, "%s levels in encoding %s", what,
                        parquet_encoding_name(enc));
     }
-    for (size_t i = 0; i < n; i++) {
-        if (lv[i] > max)
+    for (size_t i = 0; i < n; i++)
+        if (dst[i] > max)
             return pq_fail(rd, NL_ERR_FORMAT, rd->page_offset, "%s level %u of value %zu is above the maximum %u", what,
-                           lv[i], i, max);
-        dst[i] = (uint16_t)lv[i];
-    }
+                           dst[i], i, max);
     *used = u;
     return 0;
 }
@@ -710,8 +710,9 @@ static int pq_split(pq_read *rd, const uint8_t *p, size_t len, size_t n, void *d
     }
 }
 
-/* Dictionary indices of a page: a bit-width byte, then RLE hybrid; each index checked. */
-static int pq_indices(pq_read *rd, const uint8_t *p, size_t len, size_t n, uint32_t **out)
+/* Dictionary indices of a page: a bit-width byte, then RLE hybrid; each index checked. Decoded into `dst`
+ * when given (BYTES chunks keep indices), else into scratch; *out = where they are. */
+static int pq_indices(pq_read *rd, const uint8_t *p, size_t len, size_t n, uint32_t *dst, uint32_t **out)
 {
     if (!rd->have_dict)
         return pq_fail(rd, NL_ERR_FORMAT, rd->page_offset, "dictionary-encoded page but the chunk has no dictionary page");
@@ -719,8 +720,11 @@ static int pq_indices(pq_read *rd, const uint8_t *p, size_t len, size_t n, uint3
         return pq_fail(rd, NL_ERR_TRUNCATED, rd->page_offset, "dictionary-encoded page without its bit width");
     if (p[0] > 32)
         return pq_fail(rd, NL_ERR_FORMAT, rd->page_offset, "dictionary index bit width %u is above 32", p[0]);
-    PQ_RESERVE(rd, idx, n, uint32_t);
-    uint32_t *idx = rd->b->idx.p;
+    uint32_t *idx = dst;
+    if (!idx) {
+        PQ_RESERVE(rd, idx, n, uint32_t);
+        idx = rd->b->idx.p;
+    }
     parquet_decode_error e;
     if (parquet_rle_decode(p + 1, len - 1, p[0], n, idx, NULL, &e) != 0) {
         e.pos += 1;
@@ -757,7 +761,8 @@ static int pq_values(pq_read *rd, int enc, const uint8_t *p, size_t len, size_t 
     int rc = 0;
     if (enc == PARQUET_ENC_PLAIN_DICTIONARY || enc == PARQUET_ENC_RLE_DICTIONARY) {
         uint32_t *idx = NULL;
-        if (pq_indices(rd, p, len, n, &idx) != 0)
+        bool keep = rd->want == PARQUET_WANT_BYTES && rd->mode == PQ_MODE_DICT;
+        if (pq_indices(rd, p, len, n, keep ? dst : NULL, &idx) != 0)
             return -1;
         parquet_chunk_buf *b = rd->b;
         switch (rd->want) {
@@ -774,9 +779,7 @@ static int pq_values(pq_read *rd, int enc, const uint8_t *p, size_t len, size_t 
                 ((uint8_t *)dst)[i] = ((const uint8_t *)b->dict_b.p)[idx[i]];
             break;
         case PARQUET_WANT_BYTES:
-            if (rd->mode == PQ_MODE_DICT)
-                memcpy(dst, idx, n * sizeof *idx);
-            else
+            if (rd->mode != PQ_MODE_DICT) /* in dictionary mode the indices were decoded into dst */
                 for (size_t i = 0; i < n; i++)
                     ((parquet_bytes *)dst)[i] = ((const parquet_bytes *)b->dict.p)[idx[i]];
             break;

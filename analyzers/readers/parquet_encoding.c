@@ -165,11 +165,13 @@ static void pq_unpack64(const uint8_t *p, size_t avail, unsigned bw, size_t coun
 
 /* ---- RLE / bit-packed hybrid --------------------------------------------------------------------------- */
 
-int parquet_rle_decode(const uint8_t *p, size_t len, unsigned bit_width, size_t n, uint32_t *out, size_t *used,
-                       parquet_decode_error *e)
+/* The RLE hybrid into 32-bit values (out32) or, for levels, 16-bit ones (out16, bit_width <= 16). */
+static int pq_rle(const uint8_t *p, size_t len, unsigned bit_width, size_t n, uint32_t *out32, uint16_t *out16,
+                  size_t *used, parquet_decode_error *e)
 {
-    if (bit_width > 32)
-        return pq_fail(e, NL_ERR_FORMAT, 0, "RLE bit width %u is above 32", bit_width);
+    unsigned max_width = out16 ? 16 : 32;
+    if (bit_width > max_width)
+        return pq_fail(e, NL_ERR_FORMAT, 0, "RLE bit width %u is above %u", bit_width, max_width);
     size_t pos = 0, got = 0;
     unsigned value_bytes = (bit_width + 7) / 8;
     while (got < n) {
@@ -197,7 +199,17 @@ int parquet_rle_decode(const uint8_t *p, size_t len, unsigned bit_width, size_t 
             size_t take = values < need ? values : need;
             if (take == 0 && groups > 0)
                 return pq_fail(e, NL_ERR_TRUNCATED, at, "RLE data ends after %zu of %zu values", got, n);
-            pq_unpack32(p + pos, avail, bit_width, take, out + got);
+            if (out32) {
+                pq_unpack32(p + pos, avail, bit_width, take, out32 + got);
+            } else {
+                uint32_t tmp[64];
+                for (size_t k = 0; k < take; k += 64) { /* k * bit_width / 8 is whole: k is a multiple of 8 */
+                    size_t c = take - k < 64 ? take - k : 64, skip = k * bit_width / 8;
+                    pq_unpack32(p + pos + skip, avail - skip, bit_width, c, tmp);
+                    for (size_t j = 0; j < c; j++)
+                        out16[got + k + j] = (uint16_t)tmp[j];
+                }
+            }
             pos += bytes;
             got += take;
         } else {
@@ -211,13 +223,29 @@ int parquet_rle_decode(const uint8_t *p, size_t len, unsigned bit_width, size_t 
                 return pq_fail(e, NL_ERR_FORMAT, pos, "RLE run value %u does not fit in %u bits", v, bit_width);
             pos += value_bytes;
             size_t take = count < need ? (size_t)count : need;
-            for (size_t i = 0; i < take; i++)
-                out[got + i] = v;
+            if (out32)
+                for (size_t i = 0; i < take; i++)
+                    out32[got + i] = v;
+            else
+                for (size_t i = 0; i < take; i++)
+                    out16[got + i] = (uint16_t)v;
             got += take;
         }
     }
     pq_set_used(used, pos);
     return 0;
+}
+
+int parquet_rle_decode(const uint8_t *p, size_t len, unsigned bit_width, size_t n, uint32_t *out, size_t *used,
+                       parquet_decode_error *e)
+{
+    return pq_rle(p, len, bit_width, n, out, NULL, used, e);
+}
+
+int parquet_rle_decode_levels(const uint8_t *p, size_t len, unsigned bit_width, size_t n, uint16_t *out, size_t *used,
+                              parquet_decode_error *e)
+{
+    return pq_rle(p, len, bit_width, n, NULL, out, used, e);
 }
 
 int parquet_bitpacked_decode(const uint8_t *p, size_t len, unsigned bit_width, size_t n, uint32_t *out,

@@ -53,6 +53,10 @@ unsigned parquet_bit_width(uint64_t max);
 int parquet_rle_decode(const uint8_t *p, size_t len, unsigned bit_width, size_t n, uint32_t *out, size_t *used,
                        parquet_decode_error *e) __attribute__((warn_unused_result));
 
+/* The same into 16-bit levels (bit_width <= 16; definition and repetition levels never need more). */
+int parquet_rle_decode_levels(const uint8_t *p, size_t len, unsigned bit_width, size_t n, uint16_t *out, size_t *used,
+                              parquet_decode_error *e) __attribute__((warn_unused_result));
+
 /* Deprecated BIT_PACKED levels: n values of bit_width bits packed MSB first, ceil(n * bit_width / 8) bytes. */
 int parquet_bitpacked_decode(const uint8_t *p, size_t len, unsigned bit_width, size_t n, uint32_t *out,
                              size_t *used, parquet_decode_error *e) __attribute__((warn_unused_result));

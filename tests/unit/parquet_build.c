@@ -140,7 +140,7 @@ void pb_rle_packed(pb_buf *b, const uint32_t *v, size_t n, unsigned bw)
     for (size_t i = 0; i < bytes; i++)
         pb_u8(b, 0);
     for (size_t i = 0; i < n; i++)
-        for (unsigned k = 0; k < bw; k++)
+        for (unsigned k = 0; k < bw && k < 32; k++) /* widths above 32 (tests of the limit) pad with zeros */
             if ((v[i] >> k) & 1)
                 b->p[start + (i * bw + k) / 8] |= (uint8_t)(1u << ((i * bw + k) % 8));
 }
@@ -149,7 +149,7 @@ void pb_rle_run(pb_buf *b, uint32_t v, uint32_t count, unsigned bw)
 {
     pb_varint(b, (uint64_t)count << 1);
     for (unsigned k = 0; k < (bw + 7) / 8; k++)
-        pb_u8(b, (uint8_t)(v >> (8 * k)));
+        pb_u8(b, k < 4 ? (uint8_t)(v >> (8 * k)) : 0);
 }
 
 void pb_page_write(pb_buf *chunk, const pb_page *h, const uint8_t *body, size_t n)
