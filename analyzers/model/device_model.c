@@ -7,7 +7,9 @@
  * Per-instruction cost: 21 columns whose cell width (1-8 B) adapts per segment of 16 Ki rows (table.c):
  * timestamp ~3 B, id 8 B, duration/evt_wait 1-3 B, the eight strings 1-2 B each (dictionary codes), the
  * eight byte counts 1 B while zero and 2-3 B otherwise, flags 1 B. Measured: 43.7 B per instruction on a
- * 1 GB synthetic export built from the real samples' records (issue 6 target: ≤ 48).
+ * 1 GB synthetic export built from the real samples' records (issue 6 target: ≤ 48), before the four
+ * Parquet-only columns (operands, adjusted_flops, pc, kernel_instruction_name) were appended: 1 B each
+ * while a reader leaves them empty.
  *
  * Time normalisation happens once in device_model_finish, by shifting the TABLE_INT time columns listed in
  * dm_time_columns (an O(segments) base adjustment, see table_shift). */
