@@ -17,6 +17,7 @@
  *                          flag DMA trigger = compiler_opcode PSEUDO_DMA_* or opcode DMA_* (as neuron_json.c)
  *   DmaPacket            → dma packets: start_ts, duration_ns, id, packet_aggregation_id, transfer_bytes,
  *                          queue_name→queue, queue_type, engine_idx→dma_engine, queue_idx→dma_queue, variable
+ *                          (no column holds the JSON `subgroup` "<queue>-Q<n>-E<n>": it stays "")
  *   DmaPacketAggregated  → dma rows flagged DM_DMA_F_AGGREGATED, plus source and dest
  *   ActiveTime           → active_time (engine lowercased); SemaphoreUpdate → semaphore_update;
  *   Warning              → warnings; Flow, TensorInfo, CcOp, CcInstruction, OpcodeSummary, SchemaFields,
@@ -849,17 +850,14 @@ static int ep_convert_join(ep_reader *r, ep_res *res, const parquet_chunk *c, si
     return 0;
 }
 
-static int ep_convert(ep_reader *r, ep_res *res, const parquet_chunk *c, size_t row, size_t n)
+/* A string column (or an instruction source candidate into `src`). */
+static int ep_convert_str(ep_reader *r, ep_res *res, const parquet_chunk *c, size_t row, size_t n, uint32_t *src)
 {
     const ep_field *f = res->f;
-    if (f->action == EP_JOIN)
-        return ep_convert_join(r, res, c, row, n);
     table_value *batch = r->batch;
     size_t stride = r->ncols;
     const uint8_t *valid = c->valid;
-    uint32_t *src = f->action == EP_SRC_NKI ? r->src_nki : f->action == EP_SRC_BIR ? r->src_bir : NULL;
-    table_kind kind = src ? TABLE_STR : (table_kind)r->kinds[f->col];
-    if (kind == TABLE_STR && c->want == PARQUET_WANT_BYTES && c->dict_index) { /* one array lookup per row */
+    if (c->want == PARQUET_WANT_BYTES && c->dict_index) { /* one array lookup per row */
         const uint32_t *ix = c->dict_index + row, *map = res->map;
         for (size_t i = 0; i < n; i++) {
             uint32_t id = valid && !valid[row + i] ? 0 : map[ix[i]];
@@ -870,66 +868,67 @@ static int ep_convert(ep_reader *r, ep_res *res, const parquet_chunk *c, size_t 
         }
         return 0;
     }
-    if (kind == TABLE_STR) {
-        char text[40];
-        for (size_t i = 0; i < n; i++) {
-            size_t slot = row + i;
-            uint32_t id = 0;
-            if (valid && !valid[slot]) {
-                if (src)
-                    src[i] = 0;
-                else
-                    batch[i * stride + f->col] = r->defaults[f->col];
-                continue;
-            }
-            if (c->want == PARQUET_WANT_BYTES) {
-                if (ep_str_at(r, res, c, slot, &id) != 0)
-                    return ep_fail(r, r->err ? r->err->code : NL_ERR_NOMEM, res, slot, "cannot intern the string");
-            } else {
-                int len = ep_number_text(c, slot, text, sizeof text);
-                if (strtab_intern(r->strings, text, (size_t)len, &id, r->err) != 0)
-                    return -1;
-            }
-            if (src)
-                src[i] = id;
-            else
-                batch[i * stride + f->col].s = id;
+    char text[40];
+    for (size_t i = 0; i < n; i++) {
+        size_t slot = row + i;
+        uint32_t id = 0;
+        if (valid && !valid[slot]) {
+            id = 0;
+        } else if (c->want == PARQUET_WANT_BYTES) {
+            if (ep_str_at(r, res, c, slot, &id) != 0)
+                return ep_fail(r, r->err ? r->err->code : NL_ERR_NOMEM, res, slot, "cannot intern the string");
+        } else {
+            int len = ep_number_text(c, slot, text, sizeof text);
+            if (strtab_intern(r->strings, text, (size_t)len, &id, r->err) != 0)
+                return -1;
         }
-        return 0;
+        if (src)
+            src[i] = id;
+        else
+            batch[i * stride + f->col].s = id;
     }
-    if (kind == TABLE_F64) {
-        for (size_t i = 0; i < n; i++) {
-            size_t slot = row + i;
-            if (valid && !valid[slot]) {
-                batch[i * stride + f->col] = r->defaults[f->col];
-                continue;
-            }
-            double d;
-            if (c->want == PARQUET_WANT_F64) {
-                d = c->f64[slot];
-            } else if (c->want == PARQUET_WANT_I64) {
-                d = (double)c->i64[slot];
-            } else if (c->want == PARQUET_WANT_BOOL) {
-                d = c->b[slot];
-            } else {
-                parquet_bytes b = parquet_chunk_bytes(c, slot);
-                char *end;
-                if (ep_tmp(r, b.len + 1) != 0)
-                    return ep_fail(r, NL_ERR_NOMEM, res, slot, "out of memory");
-                memcpy(r->tmp, b.ptr, b.len);
-                r->tmp[b.len] = '\0';
-                d = strtod(r->tmp, &end);
-                if (end == r->tmp || *end)
-                    return ep_fail(r, NL_ERR_FORMAT, res, slot, "\"%.40s\" is not a number", r->tmp);
-            }
-            batch[i * stride + f->col].d = d;
+    return 0;
+}
+
+static int ep_convert_f64(ep_reader *r, ep_res *res, const parquet_chunk *c, size_t row, size_t n)
+{
+    uint32_t col = res->f->col;
+    for (size_t i = 0; i < n; i++) {
+        size_t slot = row + i;
+        table_value *out = &r->batch[i * r->ncols + col];
+        if (c->valid && !c->valid[slot]) {
+            *out = r->defaults[col];
+        } else if (c->want == PARQUET_WANT_F64) {
+            out->d = c->f64[slot];
+        } else if (c->want == PARQUET_WANT_I64) {
+            out->d = (double)c->i64[slot];
+        } else if (c->want == PARQUET_WANT_BOOL) {
+            out->d = c->b[slot];
+        } else {
+            parquet_bytes b = parquet_chunk_bytes(c, slot);
+            char *end;
+            if (ep_tmp(r, b.len + 1) != 0)
+                return ep_fail(r, NL_ERR_NOMEM, res, slot, "out of memory");
+            memcpy(r->tmp, b.ptr, b.len);
+            r->tmp[b.len] = '\0';
+            out->d = strtod(r->tmp, &end);
+            if (end == r->tmp || *end)
+                return ep_fail(r, NL_ERR_FORMAT, res, slot, "\"%.40s\" is not a number", r->tmp);
         }
-        return 0;
     }
-    /* TABLE_INT / TABLE_UINT */
-    if (c->want == PARQUET_WANT_I64 && !valid) { /* the common case: a required or null-free int column */
+    return 0;
+}
+
+/* TABLE_INT and TABLE_UINT (ids keep their 64 bits; other unsigned columns refuse negative values). */
+static int ep_convert_int(ep_reader *r, ep_res *res, const parquet_chunk *c, size_t row, size_t n, table_kind kind)
+{
+    const ep_field *f = res->f;
+    table_value *batch = r->batch;
+    size_t stride = r->ncols;
+    bool check_sign = kind == TABLE_UINT && f->action != EP_ID;
+    if (c->want == PARQUET_WANT_I64 && !c->valid) { /* the common case: a required or null-free int column */
         const int64_t *v = c->i64 + row;
-        if (kind == TABLE_INT || f->action == EP_ID) {
+        if (!check_sign) {
             for (size_t i = 0; i < n; i++)
                 batch[i * stride + f->col].i = v[i];
             return 0;
@@ -943,18 +942,33 @@ static int ep_convert(ep_reader *r, ep_res *res, const parquet_chunk *c, size_t 
     }
     for (size_t i = 0; i < n; i++) {
         size_t slot = row + i;
-        if (valid && !valid[slot]) {
+        if (c->valid && !c->valid[slot]) {
             batch[i * stride + f->col] = r->defaults[f->col];
             continue;
         }
         int64_t v = 0;
         if (ep_cell_int(r, res, c, slot, &v) != 0)
             return -1;
-        if (kind == TABLE_UINT && f->action != EP_ID && v < 0)
+        if (check_sign && v < 0)
             return ep_fail(r, NL_ERR_FORMAT, res, slot, "negative value %lld", (long long)v);
         batch[i * stride + f->col].i = v; /* .u for UINT: the same bits */
     }
     return 0;
+}
+
+/* Rows [row, row + n) of one mapped column into the batch. */
+static int ep_convert(ep_reader *r, ep_res *res, const parquet_chunk *c, size_t row, size_t n)
+{
+    const ep_field *f = res->f;
+    if (f->action == EP_JOIN)
+        return ep_convert_join(r, res, c, row, n);
+    if (f->action == EP_SRC_NKI || f->action == EP_SRC_BIR)
+        return ep_convert_str(r, res, c, row, n, f->action == EP_SRC_NKI ? r->src_nki : r->src_bir);
+    switch ((table_kind)r->kinds[f->col]) {
+    case TABLE_STR: return ep_convert_str(r, res, c, row, n, NULL);
+    case TABLE_F64: return ep_convert_f64(r, res, c, row, n);
+    default: return ep_convert_int(r, res, c, row, n, (table_kind)r->kinds[f->col]);
+    }
 }
 
 /* ---- rows ---- */
