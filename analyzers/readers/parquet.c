@@ -301,19 +301,27 @@ typedef struct pq_block {
     size_t cap, used;
 } pq_block;
 
+/* Buffers a read needs only while it runs (nothing in the chunk points into them), and the decompressor:
+ * parquet_scan lends one set to all the chunks it reads, so they cost the largest column's, not the sum. */
+typedef struct pq_scratch {
+    pq_vec lv, idx, t_i64, t_f64, t_b, t_bytes, scratch, split, page;
+    parquet_codec_ctx *codec;
+} pq_scratch;
+
 struct parquet_chunk_buf {
     /* outputs, indexed by slot / level / row */
     pq_vec valid, i64, f64, b, bytes, dict_index, offsets, row_valid, def, rep;
     /* the dictionary, decoded per want */
     pq_vec dict, dict_i64, dict_f64, dict_b;
-    /* per-page scratch */
-    pq_vec lv, idx, t_i64, t_f64, t_b, t_bytes, scratch, split, page;
-    /* compressed chunk bytes (file input) */
+    /* compressed chunk bytes (file input; uncompressed pages' byte views point into them) */
     pq_vec raw;
+    pq_scratch own;
+    pq_scratch *scr; /* &own, or a scan's shared set */
     /* decompressed pages and assembled strings that byte views point into */
     pq_block *blocks;
     size_t nblocks, blocks_cap, cur;
     size_t pooled;
+    size_t hint; /* size for the next new block: what the last read used, so one block serves the next */
     parquet_codec_ctx *codec;
 };
 
@@ -342,10 +350,18 @@ static void pq_vec_free(pq_vec *v)
     v->bytes = 0;
 }
 
+/* Make the pool empty for the next read. A read that needed several blocks leaves one block of their
+ * total size behind instead of all of them: chunk after chunk, the pool holds about one chunk. */
 static void pq_pool_reset(parquet_chunk_buf *b)
 {
-    for (size_t i = 0; i < b->nblocks; i++)
-        b->blocks[i].used = 0;
+    if (b->nblocks > 1) {
+        for (size_t i = 0; i < b->nblocks; i++)
+            free(b->blocks[i].p);
+        b->nblocks = 0;
+        b->hint = b->pooled + b->pooled / 8;
+    }
+    if (b->nblocks)
+        b->blocks[0].used = 0;
     b->cur = 0;
     b->pooled = 0;
 }
@@ -372,6 +388,9 @@ static uint8_t *pq_pool_alloc(parquet_chunk_buf *b, size_t n)
         b->blocks_cap = cap;
     }
     size_t size = n > PQ_POOL_BLOCK ? n : PQ_POOL_BLOCK;
+    if (b->hint > size)
+        size = b->hint;
+    b->hint = 0;
     uint8_t *p = malloc(size);
     if (!p)
         return NULL;
@@ -391,23 +410,40 @@ void parquet_chunk_init(parquet_chunk *c)
     memset(c, 0, sizeof *c);
 }
 
+static void pq_scratch_free(pq_scratch *s)
+{
+    pq_vec *vecs[] = {&s->lv, &s->idx, &s->t_i64, &s->t_f64, &s->t_b, &s->t_bytes, &s->scratch, &s->split, &s->page};
+    for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
+        pq_vec_free(vecs[i]);
+    parquet_codec_free(s->codec);
+    s->codec = NULL;
+}
+
 void parquet_chunk_close(parquet_chunk *c)
 {
     parquet_chunk_buf *b = c->buf;
     if (b) {
-        pq_vec *vecs[] = {&b->valid,   &b->i64,     &b->f64,      &b->b,     &b->bytes,   &b->dict_index, &b->offsets,
-                          &b->row_valid, &b->def,   &b->rep,      &b->dict,  &b->dict_i64, &b->dict_f64,  &b->dict_b,
-                          &b->lv,      &b->idx,     &b->t_i64,    &b->t_f64, &b->t_b,     &b->t_bytes,    &b->scratch,
-                          &b->split,   &b->page,    &b->raw};
+        pq_vec *vecs[] = {&b->valid, &b->i64,      &b->f64,     &b->b,        &b->bytes,   &b->dict_index,
+                          &b->offsets, &b->row_valid, &b->def,    &b->rep,      &b->dict,    &b->dict_i64,
+                          &b->dict_f64, &b->dict_b,  &b->raw};
         for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
             pq_vec_free(vecs[i]);
         for (size_t i = 0; i < b->nblocks; i++)
             free(b->blocks[i].p);
         free(b->blocks);
-        parquet_codec_free(b->codec);
+        pq_scratch_free(&b->own);
         free(b);
     }
     memset(c, 0, sizeof *c);
+}
+
+/* The chunk's buffers, created on first use; `shared` (nullable) lends a scan's scratch. */
+static parquet_chunk_buf *pq_chunk_buf(parquet_chunk *c, pq_scratch *shared)
+{
+    if (!c->buf && !(c->buf = calloc(1, sizeof *c->buf)))
+        return NULL;
+    c->buf->scr = shared ? shared : &c->buf->own;
+    return c->buf;
 }
 
 parquet_bytes parquet_chunk_bytes(const parquet_chunk *c, size_t slot)
@@ -435,6 +471,7 @@ typedef struct pq_read {
     parquet_want want;
     parquet_chunk *out;
     parquet_chunk_buf *b;
+    pq_scratch *s; /* b->scr */
     nl_error *err;
     const uint8_t *chunk; /* the chunk's bytes */
     size_t page;          /* index of the page being read */
@@ -477,6 +514,11 @@ static int pq_decode_fail(pq_read *rd, const parquet_decode_error *e, const char
 #define PQ_RESERVE(rd, vec, n, type)                                                                           \
     do {                                                                                                       \
         if (pq_reserve(&(rd)->b->vec, (n), sizeof(type)) != 0)                                                 \
+            return pq_nomem((rd), #vec);                                                                       \
+    } while (0)
+#define PQ_SCRATCH(rd, vec, n, type)                                                                           \
+    do {                                                                                                       \
+        if (pq_reserve(&(rd)->s->vec, (n), sizeof(type)) != 0)                                                 \
             return pq_nomem((rd), #vec);                                                                       \
     } while (0)
 
@@ -613,8 +655,8 @@ static int pq_levels(pq_read *rd, const char *what, int enc, bool prefixed, cons
             return pq_decode_fail(rd, &e, what);
         u = start + body;
     } else if (enc == PARQUET_ENC_BIT_PACKED && prefixed) {
-        PQ_RESERVE(rd, lv, n, uint32_t);
-        uint32_t *lv = rd->b->lv.p;
+        PQ_SCRATCH(rd, lv, n, uint32_t);
+        uint32_t *lv = rd->s->lv.p;
         if (parquet_bitpacked_decode(p, len, bw, n, lv, &u, &e) != 0)
             return pq_decode_fail(rd, &e, what);
         for (size_t i = 0; i < n; i++) /* bw <= 5: the values fit */
@@ -695,9 +737,9 @@ static int pq_split(pq_read *rd, const uint8_t *p, size_t len, size_t n, void *d
         if (!buf)
             return pq_nomem(rd, "BYTE_STREAM_SPLIT values");
     } else {
-        if (pq_reserve(&rd->b->split, n * w + 1, 1) != 0)
+        if (pq_reserve(&rd->s->split, n * w + 1, 1) != 0)
             return pq_nomem(rd, "BYTE_STREAM_SPLIT values");
-        buf = rd->b->split.p;
+        buf = rd->s->split.p;
     }
     if (parquet_byte_stream_split_decode(p, len, n, w, buf, NULL, e) != 0)
         return -1;
@@ -722,8 +764,8 @@ static int pq_indices(pq_read *rd, const uint8_t *p, size_t len, size_t n, uint3
         return pq_fail(rd, NL_ERR_FORMAT, rd->page_offset, "dictionary index bit width %u is above 32", p[0]);
     uint32_t *idx = dst;
     if (!idx) {
-        PQ_RESERVE(rd, idx, n, uint32_t);
-        idx = rd->b->idx.p;
+        PQ_SCRATCH(rd, idx, n, uint32_t);
+        idx = rd->s->idx.p;
     }
     parquet_decode_error e;
     if (parquet_rle_decode(p + 1, len - 1, p[0], n, idx, NULL, &e) != 0) {
@@ -795,8 +837,8 @@ static int pq_values(pq_read *rd, int enc, const uint8_t *p, size_t len, size_t 
         if (l > len - 4)
             return pq_fail(rd, NL_ERR_FORMAT, rd->page_offset, "RLE booleans claim %u bytes, the page has %zu", l,
                            len - 4);
-        PQ_RESERVE(rd, lv, n, uint32_t);
-        uint32_t *lv = rd->b->lv.p;
+        PQ_SCRATCH(rd, lv, n, uint32_t);
+        uint32_t *lv = rd->s->lv.p;
         rc = parquet_rle_decode(p + 4, l, 1, n, lv, NULL, &e);
         if (rc == 0)
             for (size_t i = 0; i < n; i++)
@@ -812,12 +854,12 @@ static int pq_values(pq_read *rd, int enc, const uint8_t *p, size_t len, size_t 
                 ((int64_t *)dst)[i] &= 0xffffffff;
         break;
     case PARQUET_ENC_DELTA_LENGTH_BYTE_ARRAY:
-        PQ_RESERVE(rd, scratch, n + 1, int64_t);
-        rc = parquet_delta_length_decode(p, len, n, rd->b->scratch.p, dst, NULL, &e);
+        PQ_SCRATCH(rd, scratch, n + 1, int64_t);
+        rc = parquet_delta_length_decode(p, len, n, rd->s->scratch.p, dst, NULL, &e);
         break;
     case PARQUET_ENC_DELTA_BYTE_ARRAY:
-        PQ_RESERVE(rd, scratch, 2 * n + 1, int64_t);
-        rc = parquet_delta_byte_array_decode(p, len, n, rd->b->scratch.p, PARQUET_CHUNK_BYTES_MAX - rd->b->pooled,
+        PQ_SCRATCH(rd, scratch, 2 * n + 1, int64_t);
+        rc = parquet_delta_byte_array_decode(p, len, n, rd->s->scratch.p, PARQUET_CHUNK_BYTES_MAX - rd->b->pooled,
                                              pq_pool_alloc_cb, rd->b, dst, NULL, &e);
         break;
     case PARQUET_ENC_BYTE_STREAM_SPLIT: rc = pq_split(rd, p, len, n, dst, &e); break;
@@ -877,9 +919,9 @@ static int pq_page_data(pq_read *rd, int enc, const uint8_t *p, size_t len, size
     size_t esize;
     pq_vec *outv, *tmpv;
     switch (rd->want) {
-    case PARQUET_WANT_I64: outv = &b->i64; tmpv = &b->t_i64; esize = sizeof(int64_t); break;
-    case PARQUET_WANT_F64: outv = &b->f64; tmpv = &b->t_f64; esize = sizeof(double); break;
-    case PARQUET_WANT_BOOL: outv = &b->b; tmpv = &b->t_b; esize = 1; break;
+    case PARQUET_WANT_I64: outv = &b->i64; tmpv = &rd->s->t_i64; esize = sizeof(int64_t); break;
+    case PARQUET_WANT_F64: outv = &b->f64; tmpv = &rd->s->t_f64; esize = sizeof(double); break;
+    case PARQUET_WANT_BOOL: outv = &b->b; tmpv = &rd->s->t_b; esize = 1; break;
     default:
         /* dictionary mode keeps uint32 indices, view mode parquet_bytes; dense values go through t_bytes */
         if (rd->mode == PQ_MODE_DICT) {
@@ -889,7 +931,7 @@ static int pq_page_data(pq_read *rd, int enc, const uint8_t *p, size_t len, size
             outv = &b->bytes;
             esize = sizeof(parquet_bytes);
         }
-        tmpv = &b->t_bytes;
+        tmpv = &rd->s->t_bytes;
         break;
     }
     if (pq_reserve(outv, need + 1, esize) != 0 || (max_def && pq_reserve(&b->valid, need + 1, 1) != 0))
@@ -957,14 +999,14 @@ static int pq_body(pq_read *rd, const uint8_t *src, size_t n, size_t expected, b
                                  PARQUET_CHUNK_BYTES_MAX)
                        : pq_nomem(rd, "a decompressed page");
     } else {
-        if (pq_reserve(&rd->b->page, expected + 1, 1) != 0)
+        if (pq_reserve(&rd->s->page, expected + 1, 1) != 0)
             return pq_nomem(rd, "a decompressed page");
-        dst = rd->b->page.p;
+        dst = rd->s->page.p;
     }
-    if (!rd->b->codec && !(rd->b->codec = parquet_codec_new()))
+    if (!rd->s->codec && !(rd->s->codec = parquet_codec_new()))
         return pq_nomem(rd, "a decompressor");
     parquet_decode_error e = {0};
-    if (parquet_codec_decompress(rd->b->codec, rd->m->codec, src, n, dst, expected, &e) != 0)
+    if (parquet_codec_decompress(rd->s->codec, rd->m->codec, src, n, dst, expected, &e) != 0)
         return pq_fail(rd, e.code, rd->page_offset, "%s", e.message);
     *out = dst;
     return 0;
@@ -1213,15 +1255,15 @@ static int pq_read_chunk(pq_read *rd)
     return 0;
 }
 
-int parquet_read_chunk(const parquet_file *f, size_t row_group, size_t col, parquet_want want, parquet_chunk *out,
-                       nl_error *err)
+static int pq_read_into(const parquet_file *f, size_t row_group, size_t col, parquet_want want, parquet_chunk *out,
+                        pq_scratch *shared, nl_error *err)
 {
     if (row_group >= f->nrgs || col >= f->nleaves)
         return nl_error_set(err, NL_ERR_ARGUMENT, f->source, -1, "no column %zu in row group %zu (%zu x %zu)", col,
                             row_group, f->nleaves, f->nrgs);
-    if (!out->buf && !(out->buf = calloc(1, sizeof *out->buf)))
+    parquet_chunk_buf *b = pq_chunk_buf(out, shared);
+    if (!b)
         return nl_error_set(err, NL_ERR_NOMEM, f->source, -1, "out of memory for a column chunk");
-    parquet_chunk_buf *b = out->buf;
     memset(out, 0, sizeof *out);
     out->buf = b;
     pq_pool_reset(b);
@@ -1233,6 +1275,7 @@ int parquet_read_chunk(const parquet_file *f, size_t row_group, size_t col, parq
                   .want = want,
                   .out = out,
                   .b = b,
+                  .s = b->scr,
                   .err = err};
     rd.unsigned32 = rd.ci->type == PARQUET_INT32 && rd.ci->logical == PARQUET_LOGICAL_INT && !rd.ci->int_signed;
     rd.page_offset = (int64_t)rd.m->start;
@@ -1268,6 +1311,12 @@ int parquet_read_chunk(const parquet_file *f, size_t row_group, size_t col, parq
     return 0;
 }
 
+int parquet_read_chunk(const parquet_file *f, size_t row_group, size_t col, parquet_want want, parquet_chunk *out,
+                       nl_error *err)
+{
+    return pq_read_into(f, row_group, col, want, out, NULL, err);
+}
+
 /* ---- streaming ---------------------------------------------------------------------------------------- */
 
 int parquet_scan(const parquet_file *f, const long *cols, const parquet_want *wants, size_t n,
@@ -1275,6 +1324,7 @@ int parquet_scan(const parquet_file *f, const long *cols, const parquet_want *wa
 {
     parquet_chunk *chunks = calloc(n ? n : 1, sizeof *chunks);
     parquet_chunk **ptrs = calloc(n ? n : 1, sizeof *ptrs);
+    pq_scratch shared = {0};
     int rc = 0;
     if (!chunks || !ptrs)
         rc = nl_error_set(err, NL_ERR_NOMEM, f->source, -1, "out of memory scanning %zu columns", n);
@@ -1287,7 +1337,7 @@ int parquet_scan(const parquet_file *f, const long *cols, const parquet_want *wa
             ptrs[i] = NULL;
             if (cols[i] < 0)
                 continue;
-            if (parquet_read_chunk(f, g, (size_t)cols[i], wants[i], &chunks[i], err) != 0)
+            if (pq_read_into(f, g, (size_t)cols[i], wants[i], &chunks[i], &shared, err) != 0)
                 rc = -1;
             else
                 ptrs[i] = &chunks[i];
@@ -1297,6 +1347,7 @@ int parquet_scan(const parquet_file *f, const long *cols, const parquet_want *wa
     }
     for (size_t i = 0; chunks && i < n; i++)
         parquet_chunk_close(&chunks[i]);
+    pq_scratch_free(&shared);
     free(chunks);
     free(ptrs);
     return rc;
