@@ -1,10 +1,11 @@
 /* device_model — the columnar model of one device profile (one NeuronCore execution).
  *
- * Owns: one arena holding everything of the profile: the strtab, seven tables (instructions, dma,
- * active_time, semaphore_update, layer_summary, warnings, ntff_semaphore), five singleton records (summary,
- * metadata, model_info, profile_info, neff_header) and the notes a reader leaves (arrays read or skipped,
- * unknown keys). device_model_free releases all of it; every pointer and id obtained from a model is valid
- * while it lives.
+ * Owns: one arena holding everything of the profile: the strtab, the tables (instructions, dma,
+ * active_time, semaphore_update, layer_summary, warnings, ntff_semaphore — the raw semaphore records of a
+ * decoded NTFF — and those only the Parquet reader fills so far: flow, tensor_info, cc_ops, ... — see
+ * device_model_table), five singleton records (summary, metadata, model_info, profile_info, neff_header) and
+ * the notes a reader leaves (arrays read or skipped, unknown keys). device_model_free releases all of it;
+ * every pointer and id obtained from a model is valid while it lives.
  * Threads: a reader builds it on one thread; after device_model_finish it is read-only and may be shared.
  * Errors: building functions return 0/-1 with a nullable nl_error (NL_ERR_NOMEM, NL_ERR_LIMIT, NL_ERR_FORMAT).
  *
@@ -31,6 +32,16 @@ typedef enum device_model_table {
     DEVICE_MODEL_LAYERS,       /* layer_summary[]     §4.4 */
     DEVICE_MODEL_WARNINGS,     /* warnings[]          §4.4 */
     DEVICE_MODEL_NTFF_SEMAPHORES, /* kind-1 records of a decoded NTFF, raw (ntff_payload.h); no export has it */
+    /* Tables only the neuron-explorer Parquet reader fills so far (formats.md §7.3); DM_<table>_* below. */
+    DEVICE_MODEL_FLOW,                /* Flow: dependency edges across tables */
+    DEVICE_MODEL_TENSOR_INFO,         /* TensorInfo (the JSON export's neff_node) */
+    DEVICE_MODEL_CC_OPS,              /* CcOp: collective operations */
+    DEVICE_MODEL_CC_INSTRUCTIONS,     /* CcInstruction: collective-core instructions */
+    DEVICE_MODEL_OPCODE_SUMMARY,      /* OpcodeSummary */
+    DEVICE_MODEL_SCHEMA_FIELDS,       /* SchemaFields: the profile's own schema description */
+    DEVICE_MODEL_SYSTEM_EVENTS,       /* SystemProfileEvents (unix ns, never shifted) */
+    DEVICE_MODEL_KERNEL_INSTRUCTIONS, /* KernelInstructions: NKI instruction → stack frame, source line */
+    DEVICE_MODEL_KERNEL_STACK_FRAMES, /* KernelStackFrames */
     DEVICE_MODEL_TABLE_COUNT
 } device_model_table;
 
@@ -69,6 +80,11 @@ enum {
     DM_INSTR_FLAGS,           /* UINT, DM_INSTR_F_* */
     DM_INSTR_PC_BYTE,         /* UINT pc & 0xff: an NTFF record's byte a, or the export's `pc` & 0xff (0 without
                                  one); the full pc above 255 is not in an NTFF (ntff_payload.h) */
+    /* Filled by the Parquet reader; the JSON reader leaves them 0 / "". */
+    DM_INSTR_OPERANDS,        /* STR `operands` (MATMUL: ... src=…[..][N,..] ... K*M) */
+    DM_INSTR_ADJUSTED_FLOPS,  /* INT `adjusted_flops` */
+    DM_INSTR_PC,              /* INT `pc` */
+    DM_INSTR_KERNEL_NAME,     /* STR `kernel_instruction_name` (joins DEVICE_MODEL_KERNEL_INSTRUCTIONS) */
     DM_INSTR_NCOLS
 };
 #define DM_INSTR_F_DMA_TRIGGER 1u /* compiler_opcode PSEUDO_DMA_* or opcode DMA_* (§4.2) */
@@ -87,6 +103,9 @@ enum {
     DM_DMA_QUEUE_IDX,     /* INT `dma_queue`, -1 when absent or not a number */
     DM_DMA_VARIABLE,      /* STR tensor name ("unknown" without DGE notifications) */
     DM_DMA_FLAGS,         /* UINT, DM_DMA_F_* */
+    /* Filled by the Parquet reader for aggregated rows (DmaPacketAggregated); "" otherwise. */
+    DM_DMA_SOURCE,        /* STR `source`, e.g. "[[INPUT]]"; "VIRTUAL" marks a spill */
+    DM_DMA_DEST,          /* STR `dest`, e.g. "[[SB]]" */
     DM_DMA_NCOLS
 };
 #define DM_DMA_F_AGGREGATED 1u /* aggregated:"yes" — a transfer, not a packet */
@@ -156,6 +175,14 @@ typedef enum device_model_note_kind {
     DEVICE_MODEL_NOTE_NOT_ARRAY,
     DEVICE_MODEL_NOTE_UNKNOWN_KEY,
     DEVICE_MODEL_NOTE_EXTRA_RECORD,
+    /* Parquet reader: how Summary `*_percent` columns were read (scope = the table's name id; count = the
+     * percent columns). FRACTION: every value <= 1, kept as fractions. SCALED: some value > 1, so all were
+     * taken as 0..100 and divided by 100; name = the first column above 1 (formats.md §0.2). */
+    DEVICE_MODEL_NOTE_PERCENT_FRACTION,
+    DEVICE_MODEL_NOTE_PERCENT_SCALED,
+    /* Parquet reader: device times were already relative to first_hw_timestamp (earlier than it), so
+     * device_model_finish_relative kept them; name = "first_hw_timestamp". */
+    DEVICE_MODEL_NOTE_TIMES_RELATIVE,
 } device_model_note_kind;
 
 typedef struct device_model_note {
@@ -175,6 +202,8 @@ typedef struct device_model_instr {
     uint32_t engine, label, opcode, compiler_opcode, layer, hlo_name, source, type; /* strtab ids */
     uint64_t hbm_read, hbm_write, sbuf_read, sbuf_write, psum_read, psum_write, spill_save, spill_reload;
     uint32_t flags;
+    uint32_t operands, kernel_name; /* strtab ids (Parquet only) */
+    int64_t adjusted_flops, pc;     /* Parquet only */
 } device_model_instr;
 
 typedef struct device_model device_model;
@@ -241,5 +270,147 @@ const char *device_model_record_name(device_model_record which);
 /* Memory: bytes reserved by the model's arena, and column bytes of one table (segments + dictionaries). */
 size_t device_model_bytes(const device_model *m);
 size_t device_model_table_bytes(const device_model *m, device_model_table which);
+
+/* ---- additions for the Parquet reader (formats.md §7.3) ---- */
+
+/* Like device_model_finish for times that are already relative to metadata.first_hw_timestamp: nothing is
+ * shifted; device_model_time_origin then returns 0. */
+int device_model_finish_relative(device_model *m, nl_error *err) __attribute__((warn_unused_result));
+
+/* flow columns: an edge from row `in_id` of table `in_table` to row `out_id` of `out_table` (ids are the
+ * tables' `id` columns, e.g. Instruction → DmaPacketAggregated). */
+enum {
+    DM_FLOW_IN_ID,     /* UINT `in_id` */
+    DM_FLOW_OUT_ID,    /* UINT `out_id` */
+    DM_FLOW_IN_TABLE,  /* STR `in_table` */
+    DM_FLOW_OUT_TABLE, /* STR `out_table` */
+    DM_FLOW_TYPE,      /* STR `dependency_type`: FLOW_DEPENDENCE, DGE_TRIGGER, ... */
+    DM_FLOW_GAP,       /* INT ns `gap_time` */
+    DM_FLOW_NCOLS
+};
+
+/* tensor_info columns (sizes in bytes). */
+enum {
+    DM_TENSOR_NAME,       /* STR `variable_name` */
+    DM_TENSOR_TYPE,       /* STR IN, OUT, WEIGHT, ... */
+    DM_TENSOR_FORMAT,     /* STR */
+    DM_TENSOR_SHAPE,      /* STR */
+    DM_TENSOR_SIZE,       /* INT `size` */
+    DM_TENSOR_NODE,       /* INT `node` */
+    DM_TENSOR_PCORE,      /* INT `pcore_idx` */
+    DM_TENSOR_LOAD_AVG,   /* INT `load_to_sbuf_avg_size_bytes` */
+    DM_TENSOR_LOAD_TOTAL, /* INT `load_to_sbuf_total_size_bytes` */
+    DM_TENSOR_LOAD_COUNT, /* INT `load_to_sbuf_dma_count` */
+    DM_TENSOR_REPEAT,     /* F64 `load_to_sbuf_repeat_factor` */
+    DM_TENSOR_NCOLS
+};
+
+/* cc_ops columns (device ns; sizes in bytes; bandwidths B/s). */
+enum {
+    DM_CCOP_START,          /* INT ns `start_ts` */
+    DM_CCOP_END,            /* INT ns `end_ts` */
+    DM_CCOP_DURATION,       /* INT ns `duration_ns` */
+    DM_CCOP_OPERATION,      /* STR */
+    DM_CCOP_ALGORITHM,      /* STR */
+    DM_CCOP_ELEMENTS,       /* INT `num_elements` */
+    DM_CCOP_DTYPE,          /* STR */
+    DM_CCOP_OP_ID,          /* INT */
+    DM_CCOP_STREAM_ID,      /* INT */
+    DM_CCOP_STREAM_INDEX,   /* INT */
+    DM_CCOP_TRIGGER_ENGINE, /* STR */
+    DM_CCOP_INPUT_SIZE,     /* INT */
+    DM_CCOP_OUTPUT_SIZE,    /* INT */
+    DM_CCOP_ALGO_BW,        /* F64 `algorithm_bandwidth` */
+    DM_CCOP_BUS_BW,         /* F64 `bus_bandwidth` */
+    DM_CCOP_TRIGGER_START,  /* INT ns `trigger_start_ts` */
+    DM_CCOP_TRIGGER_DELAY,  /* INT ns `cc_trigger_start_delay` */
+    DM_CCOP_REPLICA_GROUP_ID, /* INT */
+    DM_CCOP_REPLICA_GROUP,  /* STR */
+    DM_CCOP_NCOLS
+};
+
+/* cc_instructions columns. */
+enum {
+    DM_CCI_START,          /* INT ns */
+    DM_CCI_END,            /* INT ns */
+    DM_CCI_DURATION,       /* INT ns */
+    DM_CCI_CORE,           /* INT `core_idx` (CC-core) */
+    DM_CCI_DESCRIPTION,    /* STR */
+    DM_CCI_TRIGGER_ENGINE, /* STR */
+    DM_CCI_TRIGGER_START,  /* INT ns `trigger_start_ts` */
+    DM_CCI_NCOLS
+};
+
+/* opcode_summary columns; `active_time_percent` as written (see the PERCENT notes for the Summary). */
+enum {
+    DM_OPSUM_ENGINE,         /* STR lowercase engine */
+    DM_OPSUM_OPCODE,         /* STR */
+    DM_OPSUM_COUNT,          /* INT `instruction_count` */
+    DM_OPSUM_INSTR_TIME,     /* INT ns `instruction_time_ns` */
+    DM_OPSUM_ACTIVE_TIME,    /* INT ns `active_time_ns` */
+    DM_OPSUM_ACTIVE_PERCENT, /* F64 `active_time_percent` */
+    DM_OPSUM_NCOLS
+};
+
+/* schema_fields columns. */
+enum {
+    DM_SCHEMA_TABLE,       /* STR `table_name` */
+    DM_SCHEMA_TABLE_DESC,  /* STR `table_description` */
+    DM_SCHEMA_FIELD,       /* STR `field_name` */
+    DM_SCHEMA_FIELD_DESC,  /* STR `field_description` */
+    DM_SCHEMA_EXAMPLE,     /* STR `field_example` */
+    DM_SCHEMA_TYPE,        /* STR `field_type` */
+    DM_SCHEMA_REQUIRED,    /* UINT `field_required` 0/1 */
+    DM_SCHEMA_FORMAT,      /* STR `field_format` */
+    DM_SCHEMA_UNIT,        /* STR `field_unit` */
+    DM_SCHEMA_MIN,         /* F64 `field_minimum` (0 when absent) */
+    DM_SCHEMA_MAX,         /* F64 `field_maximum` (0 when absent) */
+    DM_SCHEMA_ENUM,        /* STR `field_enum_values` */
+    DM_SCHEMA_NCOLS
+};
+
+/* system_events columns: times in unix ns (host clock), not shifted by device_model_finish. */
+enum {
+    DM_SYSEV_ID,       /* INT */
+    DM_SYSEV_NAME,     /* STR */
+    DM_SYSEV_START,    /* INT unix ns `start_ts` */
+    DM_SYSEV_END,      /* INT unix ns `end_ts` */
+    DM_SYSEV_DURATION, /* INT ns */
+    DM_SYSEV_SOURCE,   /* STR `trace_event_source`: neuron_rt, neuron_hw, framework */
+    DM_SYSEV_INSTANCE, /* STR `instance_id` */
+    DM_SYSEV_PROCESS,  /* INT `process_id` */
+    DM_SYSEV_THREAD,   /* INT `thread_id` */
+    DM_SYSEV_NC,       /* INT `nc_idx`, -1 when absent */
+    DM_SYSEV_PCORE,    /* INT `pcore_idx`, -1 when absent */
+    DM_SYSEV_WORKER,   /* INT `worker_gid`, -1 when absent */
+    DM_SYSEV_FLOW_IDS, /* STR `flow_id` list joined with ',' ("" for an empty or null list) */
+    DM_SYSEV_STREAM,   /* STR `framework_stream_id` */
+    DM_SYSEV_ATTRS,    /* STR `extra_attributes_json` */
+    DM_SYSEV_NCOLS
+};
+
+/* kernel_instructions columns. */
+enum {
+    DM_KINSTR_NAME,        /* STR `kernel_instruction_name` */
+    DM_KINSTR_FRAME,       /* INT `stack_frame_id`, -1 when absent */
+    DM_KINSTR_FRAME_DEPTH, /* INT `stack_frame_depth` */
+    DM_KINSTR_ITER_VARS,   /* INT `iteration_variables_id`, -1 when absent */
+    DM_KINSTR_ITER_DEPTH,  /* INT `iteration_variable_depth` */
+    DM_KINSTR_PCORE,       /* INT `pcore_idx` */
+    DM_KINSTR_FILE,        /* STR `file_path` */
+    DM_KINSTR_LINE,        /* INT `line_number` */
+    DM_KINSTR_NCOLS
+};
+
+/* kernel_stack_frames columns. */
+enum {
+    DM_KFRAME_ID,       /* INT `stack_frame_id` */
+    DM_KFRAME_FUNCTION, /* STR `fully_qualified_function_name` */
+    DM_KFRAME_PARENT,   /* INT `parent_stack_frame_id`, -1 when absent */
+    DM_KFRAME_PCORE,    /* INT `pcore_idx` */
+    DM_KFRAME_FILE,     /* STR `file_path` */
+    DM_KFRAME_LINE,     /* INT `line_number` */
+    DM_KFRAME_NCOLS
+};
 
 #endif
