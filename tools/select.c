@@ -261,9 +261,34 @@ static int load_ntff(nl_call *call, nl_select *sel, nl_tool_result *res)
     return load_decoded(call, sel, res);
 }
 
+/* A neuron-explorer Parquet directory, read by column name into the device model. */
+static int load_parquet(nl_call *call, nl_select *sel, nl_tool_result *res)
+{
+    const char *dir = sel->profile->dir[0] ? sel->profile->dir : ".";
+    char *path = NULL;
+    const char *root = nl_catalog_root(sel->cat);
+    if (strcmp(dir, ".") && asprintf(&path, "%s/%s", root, dir) < 0)
+        return nl_tool_result_error(res, "out of memory"), -1;
+    nl_error err;
+    nl_error_clear(&err);
+    nl_model_load_options opt = {.cancel = call->cancel};
+    nl_model_source src = {.kind = NL_MODEL_PARQUET, .path = path ? path : root};
+    nl_call_progress(call, 0, 1, "reading the Parquet tables");
+    sel->model = nl_model_cache_get(nl_tools_models(call->tools), &src, &opt, &err);
+    if (sel->model)
+        sel->export_path = strdup(src.path);
+    else
+        load_error(res, "Parquet profile", src.path, &err, "Export the profile again with neuron-explorer (a table "
+                   "whose footer or pages fail their checks cannot be read).");
+    free(path);
+    return sel->model ? 0 : -1;
+}
+
 static int load_device(nl_call *call, nl_select *sel, nl_tool_result *res)
 {
     const nl_catalog_profile *p = sel->profile;
+    if (p->kind == NL_PROFILE_PARQUET_DIR)
+        return load_parquet(call, sel, res);
     if (p->json_export >= 0)
         return load_export(call, sel, file_path(sel->cat, p->json_export), res);
     if (p->ntff >= 0)
@@ -310,7 +335,8 @@ int nl_select_load(nl_call *call, nl_select *sel, nl_tool_result *res)
         return 0;
     switch (sel->profile->kind) {
     case NL_PROFILE_DEVICE:
-    case NL_PROFILE_EXPORT_ONLY: return load_device(call, sel, res);
+    case NL_PROFILE_EXPORT_ONLY:
+    case NL_PROFILE_PARQUET_DIR: return load_device(call, sel, res);
     case NL_PROFILE_SYSTEM:
     case NL_PROFILE_FRAMEWORK:
     case NL_PROFILE_MEMORY:

@@ -221,6 +221,9 @@ typedef struct nl_catalog_profile {
     bool dump_by_dir;          /* device profiles: the dumps are the unowned ones of its directory */
     int dump_json;             /* device profiles: a show-session -j dump that belongs to it, or -1 */
     size_t parquet_count;      /* NL_PROFILE_PARQUET_DIR: tables in the directory */
+    bool cc_tables;            /* NL_PROFILE_PARQUET_DIR: a CcOp or CcInstruction table is among them */
+    bool instruction_table;    /* NL_PROFILE_PARQUET_DIR: an Instruction table (or its parts) is among them */
+    int bad_table;             /* NL_PROFILE_PARQUET_DIR: a table file whose footer failed its checks, or -1 */
     int name_rank;             /* the N of a "rank<N>" token in the main file's name, -1 when none */
     const char *dir;           /* directory of the profile's main file, relative to the root */
     nl_profile_readiness analyses[NL_ANALYSIS_COUNT];

@@ -672,8 +672,16 @@ static void group_parquet(nl_catalog *cat)
             nl_catalog_profile *p = group_new_profile(cat, NL_PROFILE_PARQUET_DIR, f);
             p->id = dl ? p->dir : catalog_strdup(cat, ".");
             found = (int)(cat->profile_count - 1);
+            cat->profiles[found].bad_table = -1;
         }
         cat->profiles[found].parquet_count++;
+        const char *base = catalog_basename(f->rel_path);
+        if (!strncmp(base, "CcOp", 4) || !strncmp(base, "CcInstruction", 13))
+            cat->profiles[found].cc_tables = true;
+        if (!strncmp(base, "Instruction.", 12) || !strncmp(base, "Instruction_", 12))
+            cat->profiles[found].instruction_table = true;
+        if (!f->valid && cat->profiles[found].bad_table < 0)
+            cat->profiles[found].bad_table = (int)i;
         f->profile = found;
         last = found;
     }

@@ -15,7 +15,8 @@
  *   summary-json                                 summary: ready; the rest: unsupported (totals only)
  *   show-session dump                            collective-gaps: ready for a text dump, unsupported for -j
  *                                                (no collectives trace); the rest: unsupported
- *   Parquet directory                            everything: unsupported (no Parquet reader in this build)
+ *   Parquet directory                            summary, trace-extract, kernel-attribution: ready; collective-gaps:
+ *                                                ready when a CcOp or CcInstruction table is there
  *   allocator snapshot                           summary: ready; the rest: unsupported
  * Choosing (nl_catalog_choose): the id asked for, or the only profile the analysis can read, or the only
  * profile there is; every failure is one sentence that lists the profiles with their kinds, worded the same
@@ -152,6 +153,33 @@ static void ready_device_rows(nl_catalog *cat, nl_catalog_profile *p)
                   "profile is here", "put the profile's NTFF (or its show-session --show-trace dump) next to the export");
 }
 
+/* A neuron-explorer Parquet directory: every table must pass its footer check, the rows need the
+ * Instruction table, collective-gaps the CcOp/CcInstruction tables. */
+static void ready_parquet(nl_catalog *cat, nl_catalog_profile *p)
+{
+    if (p->bad_table >= 0) {
+        const nl_catalog_file *f = &cat->files[p->bad_table];
+        const nl_catalog_note *bad = ready_bad_header(cat, f);
+        ready_all(p, NL_UNSUPPORTED,
+                  bad ? catalog_printf(cat, "%s failed its format check: %s", f->rel_path, bad->message)
+                      : catalog_printf(cat, "%s could not be read", f->rel_path),
+                  "export the profile again with neuron-explorer and copy every table whole");
+        for (int a = 0; a < NL_ANALYSIS_COUNT; a++)
+            p->analyses[a].broken = true;
+        return;
+    }
+    if (p->instruction_table)
+        ready_all(p, NL_READY, NULL, NULL);
+    else
+        ready_all(p, NL_UNSUPPORTED, "the directory has no Instruction table (Instruction.parquet or its "
+                  "Instruction_<N> parts): the analyses read the device's instruction rows",
+                  "copy the whole neuron-explorer output directory, Instruction table included");
+    if (!p->cc_tables)
+        ready_set(p, NL_ANALYSIS_COLLECTIVE_GAPS, NL_UNSUPPORTED, "the profile has no CcOp or CcInstruction table: "
+                  "neuron-explorer writes them only when collectives ran", "capture a multi-core (TP > 1) run, or "
+                  "use the capture's system profile (cc_running spans)");
+}
+
 static void ready_device(nl_catalog *cat, nl_catalog_profile *p)
 {
     const nl_catalog_file *main = &cat->files[p->file];
@@ -208,8 +236,7 @@ static void ready_profile(nl_catalog *cat, nl_catalog_profile *p)
         return;
     }
     case NL_PROFILE_PARQUET_DIR:
-        ready_all(p, NL_UNSUPPORTED, "neuron-explorer Parquet tables are recognised but not read by this build",
-                  "export the full JSON with neuron-profile view --output-format json meanwhile");
+        ready_parquet(cat, p);
         return;
     case NL_PROFILE_MEMORY:
         ready_all(p, NL_UNSUPPORTED, "an allocator snapshot holds memory segments, blocks and allocation events, not "

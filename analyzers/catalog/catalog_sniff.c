@@ -40,6 +40,7 @@
 
 #include "neff.h"
 #include "ntff.h"
+#include "parquet.h"
 #include "pbwire.h"
 #include "rdfile.h"
 
@@ -690,6 +691,18 @@ static void sniff_export_tail(sniff_ctx *s)
                  (unsigned long long)f->size);
 }
 
+/* A Parquet table's footer (schema, row groups, column chunks) parsed by the reader: a table whose footer
+ * fails its checks cannot be read, and saying so here keeps orient from suggesting a call that would fail.
+ * Reads the last 8 bytes and the footer only, not the pages. */
+static void sniff_parquet_footer(sniff_ctx *s)
+{
+    parquet_file *pf = NULL;
+    nl_error e = {0};
+    if (parquet_open(s->f->path, &pf, &e) != 0)
+        sniff_note_error(s, &e, "export the profile again with neuron-explorer and copy every table whole");
+    parquet_close(pf);
+}
+
 /* ---- entry point ------------------------------------------------------------------------------------ */
 
 static void sniff_validate(sniff_ctx *s)
@@ -704,6 +717,8 @@ static void sniff_validate(sniff_ctx *s)
     case NL_FILE_PARQUET:
         if (!sniff_parquet_magic(s))
             sniff_bad(s, "re-export the Parquet tables", "named .parquet but lacks the PAR1 magic at both ends");
+        else
+            sniff_parquet_footer(s);
         break;
     case NL_FILE_JSON_EXPORT:
         sniff_export_tail(s);

@@ -26,6 +26,7 @@
  *     then added under the cache mutex), and no build or release of a memo runs under the memo mutex.
  * Waits are sliced (WAIT_SLICE_NS) only to poll a waiter's cancel flag. */
 #include "model_cache.h"
+#include "explorer_parquet.h"
 #include "kineto.h"
 #include "memory_snapshot.h"
 #include "neuron_json.h"
@@ -40,6 +41,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -173,6 +175,7 @@ static void model_free(nl_model_kind kind, void *model)
     case NL_MODEL_SHOW_SESSION: show_session_free(model); return;
     case NL_MODEL_NTFF: device_model_free(model); return;
     case NL_MODEL_MEMORY: memory_model_free(model); return;
+    case NL_MODEL_PARQUET: device_model_free(model); return;
     default: return;
     }
 }
@@ -413,6 +416,14 @@ static void *model_load(const nl_model_source *src, const nl_model_load_options 
         return ss;
     }
     case NL_MODEL_NTFF: return ntff_load(src, opt, bytes, err);
+    case NL_MODEL_PARQUET: {
+        explorer_parquet_options popt = {.cancel = cancel};
+        device_model *m = NULL;
+        if (explorer_parquet_read(src->path, &popt, &m, NULL, err))
+            return NULL;
+        *bytes = device_model_bytes(m);
+        return m;
+    }
     case NL_MODEL_MEMORY: {
         memory_snapshot_options mopt = {.cancel = cancel};
         memory_model *m = NULL;
@@ -486,9 +497,38 @@ static void key_part(char *out, size_t cap, const char *ntrace, const char *path
         snprintf(out, cap, "%lld.%lld.#%016llx", (long long)st.st_size, mtime_ns, (unsigned long long)key_fnv1a(path));
 }
 
+/* "parquet/<files>.<bytes>.<latest mtime ns>" of the *.parquet files of a directory: a table rewritten in
+ * place changes it even when the directory's own mtime does not. */
+static void parquet_key(const char *dir, char *key, size_t cap)
+{
+    uint64_t files = 0, bytes = 0;
+    int64_t latest = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        size_t n = strlen(e->d_name);
+        if (n < 8 || strcmp(e->d_name + n - 8, ".parquet"))
+            continue;
+        char path[4096];
+        struct stat st;
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path || stat(path, &st))
+            continue;
+        int64_t mt = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+        files++;
+        bytes += (uint64_t)st.st_size;
+        latest = mt > latest ? mt : latest;
+    }
+    if (d)
+        closedir(d);
+    snprintf(key, cap, "parquet/%llu.%llu.%lld", (unsigned long long)files, (unsigned long long)bytes, (long long)latest);
+}
+
 /* The entry key of a source besides its main path, size and mtime. */
 static void source_key(const nl_model_source *src, char *key, size_t cap)
 {
+    if (src->kind == NL_MODEL_PARQUET) {
+        parquet_key(src->path, key, cap);
+        return;
+    }
     if (src->kind == NL_MODEL_NTFF) {
         snprintf(key, cap, "ntff/core%lld", (long long)src->core);
         return;
@@ -573,7 +613,7 @@ nl_model_ref *nl_model_cache_peek(nl_model_cache *c, const nl_model_source *src)
 const char *nl_model_kind_name(nl_model_kind kind)
 {
     static const char *const names[NL_MODEL_KIND_COUNT] = {"device", "system", "framework", "show_session", "ntff",
-                                                           "memory"};
+                                                           "memory", "parquet"};
     return (unsigned)kind < NL_MODEL_KIND_COUNT ? names[kind] : "?";
 }
 
@@ -584,7 +624,8 @@ nl_model_kind nl_model_ref_kind(const nl_model_ref *r)
 
 const device_model *nl_model_ref_device(const nl_model_ref *r)
 {
-    return r->shared->kind == NL_MODEL_DEVICE || r->shared->kind == NL_MODEL_NTFF ? r->shared->model : NULL;
+    nl_model_kind k = r->shared->kind;
+    return k == NL_MODEL_DEVICE || k == NL_MODEL_NTFF || k == NL_MODEL_PARQUET ? r->shared->model : NULL;
 }
 
 const system_model *nl_model_ref_system(const nl_model_ref *r)

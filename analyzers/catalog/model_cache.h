@@ -7,7 +7,8 @@
  * second waits for the first. A failed or cancelled load is not cached. Thread-safe: one mutex guards the
  * table; loading runs without it. `loads` counts reads, so tests can prove a warm call did not re-read.
  * Key: the main file's path, size and mtime plus, for a system profile, the size, mtime and path of its
- * companion files (trace_info.pb, cpu_util.pb, host_mem.pb), so rewriting any of them reads it again.
+ * companion files (trace_info.pb, cpu_util.pb, host_mem.pb), and for a Parquet directory the count, total
+ * size and latest mtime of its *.parquet files, so rewriting any of them reads it again.
  * Memos: objects derived from a model (a summary, a row order, a join with another model) are built once
  * per (model, key) by nl_model_ref_memo, whatever the kind, counted in the same byte bound, freed with the
  * model and evicted with it. Lock order: the cache mutex and a model's memo mutex are never held together;
@@ -45,6 +46,7 @@ typedef enum nl_model_kind {
     NL_MODEL_SHOW_SESSION,
     NL_MODEL_NTFF,             /* a device_model decoded from the NTFF itself (nl_model_ref_device reads it) */
     NL_MODEL_MEMORY,           /* a memory_model of a PyTorch allocator snapshot */
+    NL_MODEL_PARQUET,          /* a device_model of a neuron-explorer Parquet directory (`path` = the directory) */
     NL_MODEL_KIND_COUNT
 } nl_model_kind;
 
@@ -56,7 +58,7 @@ typedef struct nl_model_source {
     int64_t core;
 } nl_model_source;
 
-/* Stable name of a kind ("device", "system", "framework", "show_session", "ntff", "memory"). */
+/* Stable name of a kind ("device", "system", "framework", "show_session", "ntff", "memory", "parquet"). */
 const char *nl_model_kind_name(nl_model_kind kind);
 
 typedef struct nl_model_load_options {
@@ -87,7 +89,8 @@ void nl_model_cache_prefetch(nl_model_cache *c, const nl_model_source *srcs, siz
 nl_model_ref *nl_model_cache_peek(nl_model_cache *c, const nl_model_source *src);
 
 /* The kind of a reference, and its model: each typed accessor returns NULL for a reference of another kind
- * (a device model decoded from an NTFF is a device model: nl_model_ref_device returns it). */
+ * (a device model decoded from an NTFF or read from Parquet tables is a device model: nl_model_ref_device
+ * returns it). */
 nl_model_kind nl_model_ref_kind(const nl_model_ref *r);
 const device_model *nl_model_ref_device(const nl_model_ref *r);
 const system_model *nl_model_ref_system(const nl_model_ref *r);

@@ -63,6 +63,21 @@ static void put(const tree *t, const char *rel, const void *data, size_t n)
     free(p);
 }
 
+/* A real Parquet file (DuckDB-written, tests/data/parquet) at rel: the catalog checks table footers. */
+static void put_real_parquet(const tree *t, const char *rel)
+{
+    const char *root = getenv("NL_SOURCE_ROOT");
+    char src[4096];
+    snprintf(src, sizeof src, "%s/tests/data/parquet/duckdb_v1_snappy/input.parquet", root ? root : ".");
+    FILE *f = fopen(src, "rb");
+    assert_non_null(f);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    assert_true(n > 0 && n < sizeof buf && feof(f));
+    fclose(f);
+    put(t, rel, buf, n);
+}
+
 static void put_str(const tree *t, const char *rel, const char *s)
 {
     put(t, rel, s, strlen(s));
@@ -413,8 +428,8 @@ static void catalog_classifies_every_kind_by_name_and_content(void **state)
     put_str(t, "e/system_profile.json", "{\"trace_events\": [], \"mem_usage\": []}");
     put_str(t, "k/trace.json", "{\"schemaVersion\": 1, \"traceEvents\": [{\"ph\": \"X\"}]}");
     put_gz(t, "k/rank0.pt.trace.json.gz", "{\"distributedInfo\": {\"rank\": 1}, \"traceEvents\": []}");
-    put(t, "p/Instruction.parquet", "PAR1\0\0\0\0\0\0\0\0PAR1", 16);
-    put(t, "p/Dma.parquet", "PAR1\0\0\0\0\0\0\0\0PAR1", 16);
+    put_real_parquet(t, "p/Instruction.parquet");
+    put(t, "p/Dma.parquet", "PAR1\0\0\0\0\0\0\0\0PAR1", 16); /* magic at both ends, no footer */
     put_str(t, "p/bad.parquet", "not parquet");
     put_str(t, "notes.md", "# hello\n");
     put_str(t, "other.json", "{\"hello\": [1, 2]}");
@@ -434,7 +449,7 @@ static void catalog_classifies_every_kind_by_name_and_content(void **state)
         {"k/trace.json", NL_FILE_KINETO, true},
         {"k/rank0.pt.trace.json.gz", NL_FILE_KINETO, true},
         {"p/Instruction.parquet", NL_FILE_PARQUET, true},
-        {"p/Dma.parquet", NL_FILE_PARQUET, true},
+        {"p/Dma.parquet", NL_FILE_PARQUET, false},
         {"p/bad.parquet", NL_FILE_PARQUET, false},
         {"notes.md", NL_FILE_UNKNOWN, true},
         {"other.json", NL_FILE_UNKNOWN, true},
@@ -467,6 +482,12 @@ static void catalog_classifies_every_kind_by_name_and_content(void **state)
     const nl_catalog_profile *pq = profile(c, "p");
     assert_int_equal(pq->kind, NL_PROFILE_PARQUET_DIR);
     assert_int_equal(pq->parquet_count, 3);
+    assert_true(pq->instruction_table);
+    /* a table whose footer fails its checks makes the directory broken, naming the table */
+    assert_int_equal(count_notes(c, NL_NOTE_BAD_HEADER, "p/Dma.parquet"), 1);
+    assert_int_equal(pq->analyses[NL_ANALYSIS_SUMMARY].state, NL_UNSUPPORTED);
+    assert_true(pq->analyses[NL_ANALYSIS_SUMMARY].broken);
+    assert_non_null(strstr(pq->analyses[NL_ANALYSIS_SUMMARY].reason, "p/Dma.parquet failed its format check"));
     assert_int_equal(count_notes(c, NL_NOTE_NEFF_WITHOUT_NTFF, "m/renamed.bin"), 1);
     nl_catalog_free(c);
 }
