@@ -14,6 +14,7 @@
 #include "select.h"
 #include "model_cache.h"
 #include "device_summary.h"
+#include "explorer_parquet.h"
 #include "memo.h"
 #include "shape.h"
 #include "summary_system.h"
@@ -256,6 +257,46 @@ static json_t *memory_entry(nl_call *call, const nl_catalog *cat, const nl_catal
     return o;
 }
 
+/* The tables of a neuron-explorer directory from their footers (no pages read): rows per table, the schema
+ * version, the tables neuronlens does not read and the columns of read tables it does not know (schema drift
+ * to mention before trusting an answer). */
+static void parquet_inventory(const nl_catalog *cat, const nl_catalog_profile *p, json_t *o)
+{
+    char dir[4096];
+    nl_catalog_profile_dir_path(cat, p, dir, sizeof dir);
+    json_object_set_new(o, "parquet_tables", json_integer((json_int_t)p->parquet_count));
+    explorer_parquet_inventory *inv = NULL;
+    nl_error err;
+    nl_error_clear(&err);
+    if (explorer_parquet_inventory_read(dir, NULL, &inv, &err) != 0) {
+        char problem[600];
+        snprintf(problem, sizeof problem, "the table footers cannot be listed: %s (%s, byte %lld)", err.message,
+                 nl_error_code_name(err.code), (long long)err.offset);
+        json_array_append_new(json_object_get(o, "data_quality"),
+                              shape_quality("error", problem, "export the profile again with neuron-explorer",
+                                            err.source[0] ? err.source : NULL));
+        return;
+    }
+    json_t *rows = json_object(), *not_read = json_array(), *unknown = json_object();
+    for (size_t i = 0; i < explorer_parquet_table_count(inv); i++) {
+        const explorer_parquet_table *t = explorer_parquet_table_at(inv, i);
+        json_object_set_new(rows, t->name, json_integer((json_int_t)t->rows));
+        if (!t->modelled)
+            json_array_append_new(not_read, json_string(t->name));
+        if (t->unknown_count) {
+            json_t *cols = json_array();
+            for (size_t k = 0; k < t->unknown_count; k++)
+                json_array_append_new(cols, json_string(t->unknown[k]));
+            json_object_set_new(unknown, t->name, cols);
+        }
+    }
+    const char *version = explorer_parquet_schema_version(inv);
+    json_object_set_new(o, "parquet", json_pack("{s:o, s:o, s:o, s:o}", "schema_version",
+                                                 version[0] ? json_string(version) : json_null(), "rows", rows,
+                                                 "tables_not_read", not_read, "unknown_columns", unknown));
+    explorer_parquet_inventory_free(inv);
+}
+
 static json_t *item_json(nl_call *call, const nl_catalog *cat, const nl_catalog_profile *p)
 {
     switch (p->kind) {
@@ -267,12 +308,8 @@ static json_t *item_json(nl_call *call, const nl_catalog *cat, const nl_catalog_
     default: break;
     }
     json_t *o = device_entry(call, cat, p);
-    if (p->kind == NL_PROFILE_PARQUET_DIR) {
-        json_object_set_new(o, "parquet_tables", json_integer((json_int_t)p->parquet_count));
-        json_array_append_new(json_object_get(o, "data_quality"),
-                              shape_quality("info", "neuron-explorer Parquet tables are recognised but not read by this build",
-                                            "Export a full JSON with neuron-profile view --output-format json meanwhile", NULL));
-    }
+    if (p->kind == NL_PROFILE_PARQUET_DIR)
+        parquet_inventory(cat, p, o);
     return o;
 }
 

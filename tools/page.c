@@ -121,12 +121,16 @@ static void page_copy_keys(json_t *obj, const kvlist *rec, const char *const *ke
 
 static json_t *page_versions(const device_model *m)
 {
-    static const char *const meta_keys[] = {"ntff_version", "data_version", NULL};
+    static const char *const meta_keys[] = {"ntff_version", "data_version", "profile_schema_version", NULL};
     static const char *const sum_keys[] = {"runtime_version", "compiler_version", NULL};
     static const char *const info_keys[] = {"profiler_version", NULL};
+    const kvlist *meta = device_model_record_get(m, DEVICE_MODEL_METADATA);
     json_t *v = json_object();
-    page_copy_keys(v, device_model_record_get(m, DEVICE_MODEL_METADATA), meta_keys);
+    page_copy_keys(v, meta, meta_keys);
     page_copy_keys(v, device_model_record_get(m, DEVICE_MODEL_SUMMARY), sum_keys);
+    for (size_t i = 0; sum_keys[i]; i++) /* neuron-explorer keeps the versions in Metadata, not Summary */
+        if (!json_object_get(v, sum_keys[i]))
+            page_copy_keys(v, meta, (const char *const[]){sum_keys[i], NULL});
     page_copy_keys(v, device_model_record_get(m, DEVICE_MODEL_PROFILE_INFO), info_keys);
     return v;
 }

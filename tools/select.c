@@ -264,15 +264,12 @@ static int load_ntff(nl_call *call, nl_select *sel, nl_tool_result *res)
 /* A neuron-explorer Parquet directory, read by column name into the device model. */
 static int load_parquet(nl_call *call, nl_select *sel, nl_tool_result *res)
 {
-    const char *dir = sel->profile->dir[0] ? sel->profile->dir : ".";
-    char *path = NULL;
-    const char *root = nl_catalog_root(sel->cat);
-    if (strcmp(dir, ".") && asprintf(&path, "%s/%s", root, dir) < 0)
-        return nl_tool_result_error(res, "out of memory"), -1;
+    char path[4096];
+    nl_catalog_profile_dir_path(sel->cat, sel->profile, path, sizeof path);
     nl_error err;
     nl_error_clear(&err);
     nl_model_load_options opt = {.cancel = call->cancel};
-    nl_model_source src = {.kind = NL_MODEL_PARQUET, .path = path ? path : root};
+    nl_model_source src = {.kind = NL_MODEL_PARQUET, .path = path};
     nl_call_progress(call, 0, 1, "reading the Parquet tables");
     sel->model = nl_model_cache_get(nl_tools_models(call->tools), &src, &opt, &err);
     if (sel->model)
@@ -280,7 +277,6 @@ static int load_parquet(nl_call *call, nl_select *sel, nl_tool_result *res)
     else
         load_error(res, "Parquet profile", src.path, &err, "Export the profile again with neuron-explorer (a table "
                    "whose footer or pages fail their checks cannot be read).");
-    free(path);
     return sel->model ? 0 : -1;
 }
 

@@ -220,14 +220,22 @@ static json_t *units_json(void)
 
 static void add_versions(json_t *prov, const device_model *m)
 {
-    static const char *const meta_keys[] = {"ntff_version", "data_version", NULL};
+    static const char *const meta_keys[] = {"ntff_version", "data_version", "profile_schema_version", "explorer_version",
+                                            NULL};
     static const char *const sum_keys[] = {"runtime_version", "compiler_version", "driver_version", "collectives_version",
                                            "instance_type", NULL};
     static const char *const info_keys[] = {"profiler_version", "profile_name", "ntff_filename", NULL};
+    const kvlist *meta = device_model_record_get(m, DEVICE_MODEL_METADATA);
     json_t *v = json_object();
-    copy_keys(v, device_model_record_get(m, DEVICE_MODEL_METADATA), meta_keys, false);
+    copy_keys(v, meta, meta_keys, false);
     copy_keys(v, device_model_record_get(m, DEVICE_MODEL_SUMMARY), sum_keys, false);
+    for (size_t i = 0; sum_keys[i]; i++) /* neuron-explorer keeps the versions in Metadata, not Summary */
+        if (!json_object_get(v, sum_keys[i]))
+            copy_keys(v, meta, (const char *const[]){sum_keys[i], NULL}, false);
     copy_keys(v, device_model_record_get(m, DEVICE_MODEL_PROFILE_INFO), info_keys, false);
+    for (size_t i = 0; info_keys[i]; i++)
+        if (!json_object_get(v, info_keys[i]))
+            copy_keys(v, meta, (const char *const[]){info_keys[i], NULL}, false);
     json_object_set_new(prov, "export", v);
 }
 

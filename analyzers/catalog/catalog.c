@@ -655,6 +655,16 @@ void nl_catalog_free(nl_catalog *cat)
 }
 
 const char *nl_catalog_root(const nl_catalog *cat) { return cat->root; }
+
+void nl_catalog_profile_dir_path(const nl_catalog *cat, const nl_catalog_profile *p, char *buf, size_t cap)
+{
+    const char *path = p->file >= 0 ? cat->files[p->file].path : cat->root;
+    const char *slash = p->file >= 0 ? strrchr(path, '/') : NULL;
+    if (p->file >= 0 && !slash)
+        snprintf(buf, cap, ".");
+    else
+        snprintf(buf, cap, "%.*s", slash ? (int)(slash - path) : (int)strlen(path), path);
+}
 bool nl_catalog_truncated(const nl_catalog *cat) { return cat->truncated; }
 size_t nl_catalog_file_count(const nl_catalog *cat) { return cat->file_count; }
 const nl_catalog_file *nl_catalog_file_at(const nl_catalog *cat, size_t i) { return &cat->files[i]; }

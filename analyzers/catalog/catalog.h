@@ -281,6 +281,10 @@ void nl_catalog_free(nl_catalog *cat);
 /* The path given to nl_catalog_scan (borrowed). */
 const char *nl_catalog_root(const nl_catalog *cat);
 
+/* The directory holding a NL_PROFILE_PARQUET_DIR profile's tables, written to buf (the root when the root is
+ * that directory); buf is cut to cap. */
+void nl_catalog_profile_dir_path(const nl_catalog *cat, const nl_catalog_profile *p, char *buf, size_t cap);
+
 /* True when a limit stopped the walk early (a NL_NOTE_FILE_LIMIT note says which). */
 bool nl_catalog_truncated(const nl_catalog *cat);
 

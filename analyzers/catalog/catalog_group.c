@@ -670,9 +670,10 @@ static void group_parquet(nl_catalog *cat)
                 found = (int)k;
         if (found < 0) {
             nl_catalog_profile *p = group_new_profile(cat, NL_PROFILE_PARQUET_DIR, f);
-            p->id = dl ? p->dir : catalog_strdup(cat, ".");
+            p->id = dl ? p->dir : catalog_strdup(cat, cat->root_name && cat->root_name[0] ? cat->root_name : ".");
             found = (int)(cat->profile_count - 1);
             cat->profiles[found].bad_table = -1;
+            cat->profiles[found].file = (int)i; /* the first table, in path order */
         }
         cat->profiles[found].parquet_count++;
         const char *base = catalog_basename(f->rel_path);

@@ -12,7 +12,8 @@
  *   Instruction          → instructions: start_ts→timestamp, duration_ns, evt_wait_time_ns, id (int64 bits
  *                          as uint64), engine (capitalised: Tensor, Vector, Scalar, GpSimd, Sync),
  *                          timeline_track→label, opcode, compiler_opcode, layer, hlo_name, source =
- *                          nki_source_location else bir_debug_info_source_location, tensor_instruction_type
+ *                          nki_source_location else bir_debug_info_source_location else hlo_attrs'
+ *                          source_file:source_line (hlo_source.h, as neuron_json.c), tensor_instruction_type
  *                          →type, the eight byte counts, operands, adjusted_flops, pc, kernel_instruction_name;
  *                          flag DMA trigger = compiler_opcode PSEUDO_DMA_* or opcode DMA_* (as neuron_json.c)
  *   DmaPacket            → dma packets: start_ts, duration_ns, id, packet_aggregation_id, transfer_bytes,
@@ -48,6 +49,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hlo_source.h"
 #include "parquet.h"
 #include "strtab.h"
 
@@ -58,17 +60,25 @@ enum ep_action {
     EP_ID,           /* int64 → UINT keeping the 64 bits (ids above 2^63 arrive negative) */
     EP_ENGINE_CAP,   /* string, capitalised engine name */
     EP_ENGINE_LOWER, /* string, lowercased */
-    EP_SRC_NKI,      /* instruction source candidates */
+    EP_SRC_NKI,      /* instruction source candidates, in order of preference (ep_source_slot) */
     EP_SRC_BIR,
+    EP_SRC_HLO,      /* hlo_attrs JSON text: source_file:source_line (hlo_source.h), as the JSON reader */
     EP_JOIN,         /* list<string> joined with ',' */
     EP_IGNORE,       /* known, not modelled (never read) */
 };
+
+#define EP_SOURCES 3 /* EP_SRC_NKI .. EP_SRC_HLO */
 
 typedef struct ep_field {
     const char *name;
     uint8_t action;
     uint8_t col;
 } ep_field;
+
+static bool ep_is_source(const ep_field *f)
+{
+    return f->action >= EP_SRC_NKI && f->action <= EP_SRC_HLO;
+}
 
 #define EP_C(n, c) {n, EP_COL, c}
 #define EP_X(n) {n, EP_IGNORE, 0}
@@ -90,7 +100,7 @@ static const ep_field ep_instr_fields[] = {
     EP_C("kernel_instruction_name", DM_INSTR_KERNEL_NAME),
     EP_X("end_ts"), EP_X("pcore_idx"), EP_X("compiler_operands"), EP_X("compiler_pc"), EP_X("penguin_id"),
     EP_X("raw_penguin_id"), EP_X("bir_id"), EP_X("raw_bir_id"), EP_X("bir_instruction_name"), EP_X("crc_in"),
-    EP_X("crc_out"), EP_X("hlo_attrs"), EP_X("raw_hlo_id"), EP_X("raw_framework_id"), EP_X("stack_frame_ids"),
+    EP_X("crc_out"), {"hlo_attrs", EP_SRC_HLO, 0}, EP_X("raw_hlo_id"), EP_X("raw_framework_id"), EP_X("stack_frame_ids"),
     EP_X("dma_trigger_start_ts"), EP_X("dma_trigger_end_ts"), EP_X("dma_wait_time_ns"), EP_X("instruction_chain"),
     EP_X("psum_read_sbuf_write_bytes"), EP_X("input_queue_bytes"), EP_X("output_queue_bytes"),
     EP_X("weight_queue_bytes"), EP_X("performance_mode"), EP_X("tensor_elements"), EP_X("raw_flops"),
@@ -666,7 +676,8 @@ typedef struct ep_reader {
     size_t rg;
     /* batch */
     table_value *batch;
-    uint32_t *src_nki, *src_bir;
+    uint32_t *src[EP_SOURCES]; /* per batch row, strtab ids of each source candidate (0 = none) */
+    hlo_source *hlo;           /* hlo_attrs → location; created on first use */
     /* strtab id → DMA-trigger verdict (0 unknown, 1 no, 2 yes) */
     uint8_t *trigger;
     size_t trigger_cap;
@@ -962,8 +973,8 @@ static int ep_convert(ep_reader *r, ep_res *res, const parquet_chunk *c, size_t 
     const ep_field *f = res->f;
     if (f->action == EP_JOIN)
         return ep_convert_join(r, res, c, row, n);
-    if (f->action == EP_SRC_NKI || f->action == EP_SRC_BIR)
-        return ep_convert_str(r, res, c, row, n, f->action == EP_SRC_NKI ? r->src_nki : r->src_bir);
+    if (ep_is_source(f))
+        return ep_convert_str(r, res, c, row, n, r->src[f->action - EP_SRC_NKI]);
     switch ((table_kind)r->kinds[f->col]) {
     case TABLE_STR: return ep_convert_str(r, res, c, row, n, NULL);
     case TABLE_F64: return ep_convert_f64(r, res, c, row, n);
@@ -1005,13 +1016,26 @@ static int ep_trigger(ep_reader *r, uint32_t id, const char *prefix, bool *out)
     return 0;
 }
 
+/* Row i's source location: nki_source_location, else bir_debug_info_source_location, else the one
+ * hlo_attrs names: the JSON export reader's order, so both formats attribute a row to the same line. */
+static int ep_instruction_source(ep_reader *r, size_t i, uint32_t *out)
+{
+    *out = r->src[0][i] ? r->src[0][i] : r->src[1][i];
+    if (*out || !r->src[2][i])
+        return 0;
+    if (!r->hlo && !(r->hlo = hlo_source_new(r->strings, r->err)))
+        return -1;
+    return hlo_source_of(r->hlo, r->src[2][i], out, r->err);
+}
+
 static int ep_finish_rows(ep_reader *r, size_t n)
 {
     size_t stride = r->ncols;
     if (r->target == DEVICE_MODEL_INSTRUCTIONS) {
         for (size_t i = 0; i < n; i++) {
             table_value *row = &r->batch[i * stride];
-            row[DM_INSTR_SOURCE].s = r->src_nki[i] ? r->src_nki[i] : r->src_bir[i];
+            if (ep_instruction_source(r, i, &row[DM_INSTR_SOURCE].s) != 0)
+                return ep_fail(r, NL_ERR_NOMEM, NULL, i, "out of memory");
             bool a, b;
             if (ep_trigger(r, row[DM_INSTR_COMPILER_OPCODE].s, "PSEUDO_DMA_", &a) != 0 ||
                 ep_trigger(r, row[DM_INSTR_OPCODE].s, "DMA_", &b) != 0)
@@ -1052,8 +1076,7 @@ static int ep_poll(ep_reader *r)
 /* The strtab ids of a dictionary-encoded string chunk's entries (dictionaries are per chunk). */
 static int ep_intern_dict(ep_reader *r, ep_res *res, const parquet_chunk *c)
 {
-    table_kind kind = res->f->action == EP_SRC_NKI || res->f->action == EP_SRC_BIR ? TABLE_STR
-                                                                                  : (table_kind)r->kinds[res->f->col];
+    table_kind kind = ep_is_source(res->f) ? TABLE_STR : (table_kind)r->kinds[res->f->col];
     if (kind != TABLE_STR || res->f->action == EP_JOIN)
         return 0; /* read through parquet_chunk_bytes */
     if (c->dict_count > res->map_cap) {
@@ -1089,8 +1112,8 @@ static int ep_row_group(void *ctx, size_t rg, size_t rows, parquet_chunk *const 
                 for (size_t i = 0; i < n; i++)
                     r->batch[i * r->ncols + col] = r->defaults[col];
         if (r->target == DEVICE_MODEL_INSTRUCTIONS) {
-            memset(r->src_nki, 0, n * sizeof *r->src_nki);
-            memset(r->src_bir, 0, n * sizeof *r->src_bir);
+            for (size_t k = 0; k < EP_SOURCES; k++)
+                memset(r->src[k], 0, n * sizeof *r->src[k]);
         }
         for (size_t k = 0; k < r->nres; k++)
             if (ep_convert(r, &r->res[k], chunks[k], b, n) != 0)
@@ -1111,7 +1134,7 @@ static int ep_row_group(void *ctx, size_t rg, size_t rows, parquet_chunk *const 
 /* Resolve the spec's columns in the open part; a model column takes the first of its names found. */
 static int ep_resolve(ep_reader *r)
 {
-    bool sourced[TABLE_COLUMNS_MAX + 2] = {false};
+    bool sourced[TABLE_COLUMNS_MAX + EP_SOURCES] = {false};
     r->nres = 0;
     memset(r->sourced, 0, sizeof r->sourced);
     for (size_t i = 0; i < r->spec->nfields; i++) {
@@ -1121,7 +1144,7 @@ static int ep_resolve(ep_reader *r)
         long col = parquet_find_column(r->pf, f->name);
         if (col < 0)
             continue;
-        size_t key = f->action == EP_SRC_NKI ? TABLE_COLUMNS_MAX : f->action == EP_SRC_BIR ? TABLE_COLUMNS_MAX + 1 : f->col;
+        size_t key = ep_is_source(f) ? TABLE_COLUMNS_MAX + (size_t)(f->action - EP_SRC_NKI) : f->col;
         if (sourced[key])
             continue;
         sourced[key] = true;
@@ -1416,9 +1439,10 @@ int explorer_parquet_read(const char *dir, const explorer_parquet_options *opt, 
     }
     r.m = device_model_new_limited(opt ? opt->memory_limit : 0, err);
     r.batch = malloc((size_t)EXPLORER_PARQUET_BATCH * TABLE_COLUMNS_MAX * sizeof *r.batch);
-    r.src_nki = malloc(EXPLORER_PARQUET_BATCH * sizeof *r.src_nki);
-    r.src_bir = malloc(EXPLORER_PARQUET_BATCH * sizeof *r.src_bir);
-    if (!r.m || !r.batch || !r.src_nki || !r.src_bir) {
+    bool sources_ok = true;
+    for (size_t k = 0; k < EP_SOURCES; k++)
+        sources_ok &= (r.src[k] = malloc(EXPLORER_PARQUET_BATCH * sizeof *r.src[k])) != NULL;
+    if (!r.m || !r.batch || !sources_ok) {
         if (r.m)
             nl_error_set(err, NL_ERR_NOMEM, dir, -1, "out of memory for the Parquet reader");
         goto out;
@@ -1431,8 +1455,9 @@ out:
     for (size_t k = 0; k < EP_FIELDS_MAX; k++)
         free(r.res[k].map);
     free(r.batch);
-    free(r.src_nki);
-    free(r.src_bir);
+    for (size_t k = 0; k < EP_SOURCES; k++)
+        free(r.src[k]);
+    hlo_source_free(r.hlo);
     free(r.trigger);
     free(r.tmp);
     if (rc != 0) {

@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "hashtab.h"
+#include "hlo_source.h"
 #include "json_kv_internal.h"
 #include "json_stream.h"
 #include "neuron_json_internal.h"
@@ -267,11 +268,8 @@ typedef struct nj_reader {
     char *held_bytes;
     size_t held_used, held_cap;
     int hold_by_reference; /* the fast path's tokens stay valid until the record ends */
-    nj_idcache attrs_source;
     nj_idcache subgroup_queue;
-    json_stream *attrs_js;
-    char *tmp;
-    size_t tmp_cap;
+    hlo_source *hlo;           /* source from hlo_attrs when an instruction names none; created on first use */
 } nj_reader;
 
 /* ---- errors ------------------------------------------------------------------------------------------- */
@@ -345,18 +343,6 @@ static int nj_idcache_put(nj_idcache *c, uint32_t id, uint32_t derived)
         c->cap = cap;
     }
     c->v[id] = derived + 1;
-    return 0;
-}
-
-static int nj_tmp_reserve(nj_reader *r, size_t n)
-{
-    if (n <= r->tmp_cap)
-        return 0;
-    char *p = realloc(r->tmp, n);
-    if (!p)
-        return -1;
-    r->tmp = p;
-    r->tmp_cap = n;
     return 0;
 }
 
@@ -622,71 +608,6 @@ static int nj_apply(nj_reader *r, const nj_field *f, const json_stream_token *t)
 
 /* ---- derived strings ---------------------------------------------------------------------------------- */
 
-/* From hlo_attrs text, the first element's "source_file:source_line" with a non-empty file and a line
- * other than "" or "0"; 0 when none or when the text is not valid JSON. */
-static int nj_parse_attrs(nj_reader *r, const char *text, size_t len, uint32_t *src)
-{
-    *src = 0;
-    nl_error ignored;
-    if (!r->attrs_js && !(r->attrs_js = json_stream_new(NULL, r->err)))
-        return -1;
-    json_stream_reset(r->attrs_js);
-    if (json_stream_feed(r->attrs_js, text, len, r->err) != 0)
-        return -1;
-    json_stream_finish(r->attrs_js);
-    size_t file_len = 0;
-    char line[24] = "";
-    int want = 0; /* the value after this key: 1 = source_file, 2 = source_line */
-    json_stream_token t;
-    while (json_stream_next(r->attrs_js, &t, &ignored) == JSON_STREAM_TOKEN) {
-        if (t.depth == 1 && t.kind == JSON_STREAM_OBJECT_END) {
-            if (file_len && line[0] && strcmp(line, "0") != 0) {
-                int n = snprintf(r->tmp + file_len, sizeof line + 1, ":%s", line);
-                return strtab_intern(r->strings, r->tmp, file_len + (size_t)n, src, r->err);
-            }
-            file_len = 0;
-            line[0] = '\0';
-        }
-        if (t.depth != 2)
-            continue;
-        if (t.kind == JSON_STREAM_KEY) {
-            want = t.len == 11 && memcmp(t.str, "source_file", 11) == 0   ? 1
-                   : t.len == 11 && memcmp(t.str, "source_line", 11) == 0 ? 2
-                                                                           : 0;
-            continue;
-        }
-        if (want == 1 && t.kind == JSON_STREAM_STRING) {
-            if (nj_tmp_reserve(r, t.len + sizeof line + 1) != 0)
-                return nj_fail(r, NL_ERR_NOMEM, -1, "out of memory parsing hlo_attrs");
-            memcpy(r->tmp, t.str, t.len);
-            file_len = t.len;
-        } else if (want == 2 && (t.kind == JSON_STREAM_STRING || t.kind == JSON_STREAM_INT) && t.len < sizeof line) {
-            nj_copy_text(line, sizeof line, t.str, t.len);
-        }
-        want = 0;
-    }
-    return 0;
-}
-
-static int nj_attrs_source(nj_reader *r, uint32_t attrs, uint32_t *src)
-{
-    *src = 0;
-    if (!attrs)
-        return 0;
-    uint32_t cached = nj_idcache_get(&r->attrs_source, attrs);
-    if (cached) {
-        *src = cached - 1;
-        return 0;
-    }
-    size_t len;
-    const char *text = device_model_str(r->m, attrs, &len);
-    if (nj_parse_attrs(r, text, len, src) != 0)
-        return -1;
-    if (nj_idcache_put(&r->attrs_source, attrs, *src) != 0)
-        return nj_fail(r, NL_ERR_NOMEM, -1, "out of memory caching hlo_attrs");
-    return 0;
-}
-
 /* Length of s without a trailing "-Q<digits>-E<digits>" (the whole length when there is none). */
 static size_t nj_queue_len(const char *s, size_t len)
 {
@@ -803,8 +724,12 @@ static void nj_record_begin(nj_reader *r)
 static int nj_finish_instruction(nj_reader *r)
 {
     uint32_t src = r->src_nki ? r->src_nki : r->src_bir;
-    if (!src && nj_attrs_source(r, r->hlo_attrs, &src) != 0)
-        return -1;
+    if (!src && r->hlo_attrs) {
+        if (!r->hlo && !(r->hlo = hlo_source_new(r->strings, r->err)))
+            return -1;
+        if (hlo_source_of(r->hlo, r->hlo_attrs, &src, r->err) != 0)
+            return -1;
+    }
     r->row[DM_INSTR_SOURCE].s = src;
     r->row[DM_INSTR_PC_BYTE].u &= 0xff; /* the NTFF's pc byte: the column a decoded NTFF fills (1 B per row) */
     if (nj_has_prefix(r, r->row[DM_INSTR_COMPILER_OPCODE].s, "PSEUDO_DMA_") ||
@@ -1137,10 +1062,8 @@ static int nj_read(nj_reader *r, device_model **out, nl_error *err)
             *r->opt->fast_records = r->fast_records;
     }
     json_stream_free(r->js);
-    json_stream_free(r->attrs_js);
-    free(r->attrs_source.v);
+    hlo_source_free(r->hlo);
     free(r->subgroup_queue.v);
-    free(r->tmp);
     free(r->held_bytes);
     return rc;
 }

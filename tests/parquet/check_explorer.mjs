@@ -65,7 +65,11 @@ async function check(dir) {
         const eng = `CASE lower(${col('Instruction', 'engine')}) WHEN 'tensor' THEN 'Tensor' WHEN 'tensormatrix' THEN 'TensorMatrix'
             WHEN 'vector' THEN 'Vector' WHEN 'scalar' THEN 'Scalar' WHEN 'gpsimd' THEN 'GpSimd' WHEN 'sync' THEN 'Sync'
             ELSE coalesce(${col('Instruction', 'engine')}, '') END`;
-        const srcExpr = `coalesce(nullif(${col('Instruction', 'nki_source_location')}, ''), nullif(${col('Instruction', 'bir_debug_info_source_location')}, ''))`;
+        // source: nki, else bir, else the first hlo_attrs element with a file and a line other than '' or '0'
+        const hloElems = `TRY(from_json(${col('Instruction', 'hlo_attrs')}, '[{"source_file":"VARCHAR","source_line":"VARCHAR"}]'))`;
+        const hloSrc = `(SELECT e.source_file || ':' || e.source_line FROM (SELECT unnest(${hloElems}) AS e)
+            WHERE coalesce(e.source_file, '') <> '' AND coalesce(e.source_line, '') NOT IN ('', '0') LIMIT 1)`;
+        const srcExpr = `coalesce(nullif(${col('Instruction', 'nki_source_location')}, ''), nullif(${col('Instruction', 'bir_debug_info_source_location')}, ''), ${hloSrc})`;
         const o = {};
         o.count = Number(await one(`SELECT count(*) FROM ${I}`));
         const group = async (key, aggs) => {

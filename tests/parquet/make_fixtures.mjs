@@ -9,7 +9,9 @@
 //   v2_lz4_split            LZ4_RAW; Instruction split into Instruction_0.._2, DmaPacket into _0.._1
 //   v2_brotli_drift         brotli; Summary percents ×100 (0..100), lowercase engines, negative (≥ 2^63) ids,
 //                           device times shifted by first_hw_timestamp = 1000000, an unknown Instruction column,
-//                           an unknown table, Metadata with two rows
+//                           an unknown table, Metadata with two rows, bir_debug_info_source_location made up where
+//                           nki_source_location is absent (elsewhere the source falls back to hlo_attrs, as in the
+//                           export, so the tools answer on these directories as on the export: tools_vs_export.py)
 //   v1_zstd_relative        first_hw_timestamp = 1000000 with times already relative to it
 //
 // Every variant also carries the tables the export has no array for, made up deterministically from its rows:

@@ -25,7 +25,7 @@ export function tables(v) {
         i.crc_in::BIGINT AS crc_in, i.crc_out::BIGINT AS crc_out, i.evt_wait_time::BIGINT AS evt_wait_time_ns,
         i.hlo_attrs, i.hlo_name, i.raw_hlo_id::BIGINT AS raw_hlo_id, i.raw_framework_id[1]::BIGINT AS raw_framework_id,
         nullif(i.layer, '') AS layer, NULL::VARCHAR AS stack_frame_ids, i.nki_source_location,
-        CASE WHEN i.nki_source_location IS NULL AND i.layer <> '' THEN 'bir/' || replace(i.layer, '.', '/') || '.py:' || (i.pc % 97) END
+        ${v.drift ? "CASE WHEN i.nki_source_location IS NULL AND i.layer <> '' THEN 'bir/' || replace(i.layer, '.', '/') || '.py:' || (i.pc % 97) END" : 'NULL::VARCHAR'}
             AS bir_debug_info_source_location,
         i.trigger::BIGINT AS dma_trigger_start_ts, NULL::BIGINT AS dma_trigger_end_ts, NULL::BIGINT AS dma_wait_time_ns,
         NULL::VARCHAR AS instruction_chain, i.hbm_read_bytes::BIGINT AS hbm_read_bytes,
@@ -83,9 +83,14 @@ export function tables(v) {
         16::INTEGER AS num_dma_engines_per_neuroncore, m.hbm_ddr_bandwidth::FLOAT AS hbm_ddr_bandwidth,
         m.pe_num_rows::BIGINT AS tensor_engine_num_rows, m.pe_num_cols::BIGINT AS tensor_engine_num_cols,
         m.pe_clock_freq::FLOAT AS tensor_engine_clock_freq, m.pe_clock_others::FLOAT AS vector_engine_clock_freq,
-        m.ticks_per_nanosec::BIGINT AS ticks_per_nanosec, NULL::VARCHAR AS instance_type, 'synthetic' AS explorer_version,
+        m.ticks_per_nanosec::BIGINT AS ticks_per_nanosec, (SELECT s.instance_type FROM (SELECT unnest(summary) AS s FROM j))
+            AS instance_type, (SELECT s.runtime_version FROM (SELECT unnest(summary) AS s FROM j)) AS runtime_version,
+        (SELECT s.compiler_version FROM (SELECT unnest(summary) AS s FROM j)) AS compiler_version,
+        (SELECT s.driver_version FROM (SELECT unnest(summary) AS s FROM j)) AS driver_version,
+        (SELECT s.collectives_version FROM (SELECT unnest(summary) AS s FROM j)) AS collectives_version,
+        (SELECT p.profile_name FROM (SELECT unnest(profile_info) AS p FROM j)) AS profile_name, 'synthetic' AS explorer_version,
         m.is_simulation AS is_simulation
-        FROM (SELECT unnest(metadata) AS m FROM j) ${v.drift ? "UNION ALL SELECT '7.4.0', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL" : ''}`;
+        FROM (SELECT unnest(metadata) AS m FROM j) ${v.drift ? `UNION ALL SELECT '7.4.0'${', NULL'.repeat(23)}` : ''}`;
     t.NeffHeader = `SELECT n.network_name, n.uuid, n.hash, n.enabled_features, TRY_CAST(n.header_size AS BIGINT) AS header_size,
         TRY_CAST(n.data_size AS BIGINT) AS data_size, TRY_CAST(n.major_version AS BIGINT) AS major_version,
         TRY_CAST(n.minor_version AS BIGINT) AS minor_version, n.package_version, n.build_version,

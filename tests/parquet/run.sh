@@ -3,7 +3,8 @@
 # (install-duckdb.sh; its exit 77 "skip" passes through, so meson prints SKIP with the reason), write
 # neuron-explorer-shaped Parquet profiles from a synthetic export with DuckDB (make_fixtures.mjs), then check
 # the C readers against DuckDB on them: every value of every column (check_values.mjs) and the device model
-# built from each profile directory (check_explorer.mjs).
+# built from each profile directory (check_explorer.mjs); then the tools on those directories against the same
+# tools on the export (tools_vs_export.py, using $NEURONLENS).
 #
 # Usage: run.sh NL_GEN_PROFILE PARQUET_DUMP EXPLORER_DUMP    (meson passes the built tools)
 # Environment from meson: NL_BUILD_ROOT (fixtures go to $NL_BUILD_ROOT/parquet-fixtures).
@@ -26,3 +27,8 @@ echo "parquet_vs_duckdb: ${#dirs[@]} profile variants in $out/profiles"
 "$node" "$HERE/check_values.mjs" "$out"/profiles/*/*.parquet || exit 1
 echo "parquet_vs_duckdb: every value of $(ls "$out"/profiles/*/*.parquet | wc -l) files equals DuckDB's"
 "$node" "$HERE/check_explorer.mjs" "${dirs[@]}" || exit 1
+echo "parquet_vs_duckdb: the device model of every variant equals DuckDB's aggregates"
+# the tools answer on each directory as on the export it was written from (all but the drift variant, whose
+# made-up schema drift changes answers on purpose)
+mapfile -t same < <(printf '%s\n' "${dirs[@]}" | grep -v drift)
+/usr/bin/python3 "$HERE/tools_vs_export.py" "$out/gen/profile_nc0.json" "${same[@]}" || exit 1
