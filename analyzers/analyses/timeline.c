@@ -140,7 +140,7 @@ int timeline_check(const timeline_adapter *ad, const timeline_request *req, nl_e
 
 /* ---- context ------------------------------------------------------------------------------------------ */
 
-/* Chunk arrays: start, end, duration, scratch always; wait and bytes when the request needs them. */
+/* Chunk arrays: start, end, duration and scratch always, wait and bytes when the request reads them. */
 enum { TL_ARRAYS_MAX = 6 };
 
 typedef struct tl_ctx {
@@ -214,16 +214,22 @@ static int tl_big(tl_ctx *c, nl_error *err)
 {
     if (c->block)
         return 0;
-    size_t cells = TIMELINE_CHUNK * (size_t)TL_ARRAYS_MAX, bytes = TIMELINE_CHUNK * (3 + 2 * sizeof(uint32_t));
-    if (!(c->block = malloc(cells * sizeof(table_value) + bytes)))
+    bool wait = c->arrays & TIMELINE_WAIT, bytes = c->arrays & TIMELINE_BYTES;
+    size_t cells = TIMELINE_CHUNK * (size_t)(4 + wait + bytes), flags = TIMELINE_CHUNK * (3 + 2 * sizeof(uint32_t));
+    if (!(c->block = malloc(cells * sizeof(table_value) + flags)))
         return tl_nomem(err, "chunk buffers");
     table_value *v = c->block;
     uint8_t *b = (uint8_t *)(v + cells);
     uint32_t *codes = (uint32_t *)(b + 3 * (size_t)TIMELINE_CHUNK); /* 4-aligned: TIMELINE_CHUNK % 64 == 0 */
-    c->big = (timeline_chunk){v, v + TIMELINE_CHUNK, v + 2 * (size_t)TIMELINE_CHUNK,
-                              c->arrays & TIMELINE_WAIT ? v + 3 * (size_t)TIMELINE_CHUNK : NULL,
-                              c->arrays & TIMELINE_BYTES ? v + 4 * (size_t)TIMELINE_CHUNK : NULL, b,
-                              v + 5 * (size_t)TIMELINE_CHUNK, {codes, codes + TIMELINE_CHUNK}};
+    table_value *next = v + 4 * (size_t)TIMELINE_CHUNK;
+    c->big = (timeline_chunk){v, v + TIMELINE_CHUNK, v + 2 * (size_t)TIMELINE_CHUNK, NULL, NULL, b,
+                              v + 3 * (size_t)TIMELINE_CHUNK, {codes, codes + TIMELINE_CHUNK}};
+    if (wait) {
+        c->big.wait = next;
+        next += TIMELINE_CHUNK;
+    }
+    if (bytes)
+        c->big.bytes = next;
     c->keep = b + TIMELINE_CHUNK;
     c->keep2 = b + 2 * (size_t)TIMELINE_CHUNK;
     return 0;

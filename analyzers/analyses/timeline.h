@@ -109,6 +109,33 @@ typedef struct timeline_cell {
     const char *s;
 } timeline_cell;
 
+/* Setters for adapters' cells; a string cell is absent when the string is NULL or empty. */
+static inline void timeline_cell_int(timeline_cell *c, int64_t v)
+{
+    c->kind = TIMELINE_CELL_INT;
+    c->i = v;
+}
+
+static inline void timeline_cell_uint(timeline_cell *c, timeline_cell_kind kind, uint64_t v) /* UINT or ID */
+{
+    c->kind = kind;
+    c->u = v;
+}
+
+static inline void timeline_cell_bool(timeline_cell *c, bool v)
+{
+    c->kind = TIMELINE_CELL_BOOL;
+    c->i = v;
+}
+
+static inline void timeline_cell_str(timeline_cell *c, const char *s)
+{
+    if (s && *s) {
+        c->kind = TIMELINE_CELL_STR;
+        c->s = s;
+    }
+}
+
 typedef struct timeline_column {
     const char *name;
     const char *what;         /* short description with unit */

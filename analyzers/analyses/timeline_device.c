@@ -118,33 +118,7 @@ static const dv_layout *dv_layout_of(const timeline_source *src)
 
 static void dv_cell_str(const device_model *m, uint32_t id, timeline_cell *out)
 {
-    const char *s = device_model_str(m, id, NULL);
-    out->kind = s && *s ? TIMELINE_CELL_STR : TIMELINE_CELL_NULL;
-    out->s = s;
-}
-
-static void dv_cell_int(int64_t v, timeline_cell *out)
-{
-    out->kind = TIMELINE_CELL_INT;
-    out->i = v;
-}
-
-static void dv_cell_uint(uint64_t v, timeline_cell *out)
-{
-    out->kind = TIMELINE_CELL_UINT;
-    out->u = v;
-}
-
-static void dv_cell_bool(bool v, timeline_cell *out)
-{
-    out->kind = TIMELINE_CELL_BOOL;
-    out->i = v;
-}
-
-static void dv_cell_id(uint64_t v, timeline_cell *out)
-{
-    out->kind = TIMELINE_CELL_ID;
-    out->u = v;
+    timeline_cell_str(out, device_model_str(m, id, NULL));
 }
 
 static uint64_t dv_instr_bytes(const table *t, size_t row)
@@ -165,18 +139,18 @@ static void dv_instr_cell(const timeline_source *src, int col, size_t row, char 
     const table *t = device_model_table_get(m, DEVICE_MODEL_INSTRUCTIONS);
     (void)scratch;
     switch (col) {
-    case IC_ROW: dv_cell_uint(row, out); return;
-    case IC_START: dv_cell_int(table_i64(t, DM_INSTR_TIMESTAMP, row), out); return;
-    case IC_END: dv_cell_int(table_i64(t, DM_INSTR_TIMESTAMP, row) + table_i64(t, DM_INSTR_DURATION, row), out); return;
-    case IC_DURATION: dv_cell_int(table_i64(t, DM_INSTR_DURATION, row), out); return;
-    case IC_WAIT: dv_cell_int(table_i64(t, DM_INSTR_EVT_WAIT, row), out); return;
-    case IC_BYTES: dv_cell_uint(dv_instr_bytes(t, row), out); return;
-    case IC_DMA_TRIGGER: dv_cell_bool(table_u64(t, DM_INSTR_FLAGS, row) & DM_INSTR_F_DMA_TRIGGER, out); return;
-    case IC_ID: dv_cell_id(table_u64(t, DM_INSTR_ID, row), out); return;
+    case IC_ROW: timeline_cell_uint(out, TIMELINE_CELL_UINT, row); return;
+    case IC_START: timeline_cell_int(out, table_i64(t, DM_INSTR_TIMESTAMP, row)); return;
+    case IC_END: timeline_cell_int(out, table_i64(t, DM_INSTR_TIMESTAMP, row) + table_i64(t, DM_INSTR_DURATION, row)); return;
+    case IC_DURATION: timeline_cell_int(out, table_i64(t, DM_INSTR_DURATION, row)); return;
+    case IC_WAIT: timeline_cell_int(out, table_i64(t, DM_INSTR_EVT_WAIT, row)); return;
+    case IC_BYTES: timeline_cell_uint(out, TIMELINE_CELL_UINT, dv_instr_bytes(t, row)); return;
+    case IC_DMA_TRIGGER: timeline_cell_bool(out, table_u64(t, DM_INSTR_FLAGS, row) & DM_INSTR_F_DMA_TRIGGER); return;
+    case IC_ID: timeline_cell_uint(out, TIMELINE_CELL_ID, table_u64(t, DM_INSTR_ID, row)); return;
     default: break;
     }
     if (col >= IC_HBM_READ && col <= IC_SPILL_RELOAD)
-        dv_cell_uint(table_u64(t, byte_cols[col], row), out);
+        timeline_cell_uint(out, TIMELINE_CELL_UINT, table_u64(t, byte_cols[col], row));
     else
         dv_cell_str(m, table_str(t, str_cols[col], row), out);
 }
@@ -189,11 +163,11 @@ static void dv_dma_cell(const timeline_source *src, int col, size_t row, char *s
     int64_t v;
     (void)scratch;
     switch (col) {
-    case DC_ROW: dv_cell_uint(row, out); return;
-    case DC_START: dv_cell_int(table_i64(t, DM_DMA_TIMESTAMP, row), out); return;
-    case DC_END: dv_cell_int(table_i64(t, DM_DMA_TIMESTAMP, row) + table_i64(t, DM_DMA_DURATION, row), out); return;
-    case DC_DURATION: dv_cell_int(table_i64(t, DM_DMA_DURATION, row), out); return;
-    case DC_BYTES: dv_cell_uint(table_u64(t, DM_DMA_TRANSFER_SIZE, row), out); return;
+    case DC_ROW: timeline_cell_uint(out, TIMELINE_CELL_UINT, row); return;
+    case DC_START: timeline_cell_int(out, table_i64(t, DM_DMA_TIMESTAMP, row)); return;
+    case DC_END: timeline_cell_int(out, table_i64(t, DM_DMA_TIMESTAMP, row) + table_i64(t, DM_DMA_DURATION, row)); return;
+    case DC_DURATION: timeline_cell_int(out, table_i64(t, DM_DMA_DURATION, row)); return;
+    case DC_BYTES: timeline_cell_uint(out, TIMELINE_CELL_UINT, table_u64(t, DM_DMA_TRANSFER_SIZE, row)); return;
     case DC_QUEUE: dv_cell_str(m, table_str(t, DM_DMA_QUEUE, row), out); return;
     case DC_SUBGROUP: dv_cell_str(m, table_str(t, DM_DMA_SUBGROUP, row), out); return;
     case DC_QUEUE_TYPE: dv_cell_str(m, table_str(t, DM_DMA_QUEUE_TYPE, row), out); return;
@@ -202,13 +176,13 @@ static void dv_dma_cell(const timeline_source *src, int col, size_t row, char *s
     case DC_DMA_QUEUE:
         v = table_i64(t, col == DC_DMA_ENGINE ? DM_DMA_ENGINE : DM_DMA_QUEUE_IDX, row);
         if (v >= 0)
-            dv_cell_int(v, out);
+            timeline_cell_int(out, v);
         return;
-    case DC_AGGREGATED: dv_cell_bool(flags & DM_DMA_F_AGGREGATED, out); return;
-    case DC_CC: dv_cell_bool(flags & DM_DMA_F_CC, out); return;
-    case DC_DUPLICATE: dv_cell_bool(flags & DM_DMA_F_DUPLICATE, out); return;
-    case DC_ID: dv_cell_id(table_u64(t, DM_DMA_ID, row), out); return;
-    default: dv_cell_id(table_u64(t, DM_DMA_AGG_ID, row), out); return;
+    case DC_AGGREGATED: timeline_cell_bool(out, flags & DM_DMA_F_AGGREGATED); return;
+    case DC_CC: timeline_cell_bool(out, flags & DM_DMA_F_CC); return;
+    case DC_DUPLICATE: timeline_cell_bool(out, flags & DM_DMA_F_DUPLICATE); return;
+    case DC_ID: timeline_cell_uint(out, TIMELINE_CELL_ID, table_u64(t, DM_DMA_ID, row)); return;
+    default: timeline_cell_uint(out, TIMELINE_CELL_ID, table_u64(t, DM_DMA_AGG_ID, row)); return;
     }
 }
 
@@ -218,10 +192,10 @@ static void dv_sem_cell(const timeline_source *src, int col, size_t row, char *s
     const table *t = device_model_table_get(m, DEVICE_MODEL_SEMAPHORES);
     (void)scratch;
     switch (col) {
-    case SC_ROW: dv_cell_uint(row, out); return;
-    case SC_START: dv_cell_int(table_i64(t, DM_SEM_TIMESTAMP, row), out); return;
+    case SC_ROW: timeline_cell_uint(out, TIMELINE_CELL_UINT, row); return;
+    case SC_START: timeline_cell_int(out, table_i64(t, DM_SEM_TIMESTAMP, row)); return;
     case SC_SEMAPHORE: dv_cell_str(m, table_str(t, DM_SEM_ID, row), out); return;
-    default: dv_cell_int(table_i64(t, DM_SEM_VALUE, row), out); return;
+    default: timeline_cell_int(out, table_i64(t, DM_SEM_VALUE, row)); return;
     }
 }
 

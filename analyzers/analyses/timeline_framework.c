@@ -61,20 +61,6 @@ static int64_t fw_base(const framework_model *m)
     return framework_model_time_base(m, &base) ? base : 0;
 }
 
-static void fw_int(int64_t v, timeline_cell *out)
-{
-    out->kind = TIMELINE_CELL_INT;
-    out->i = v;
-}
-
-static void fw_str(const char *s, timeline_cell *out)
-{
-    if (s && *s) {
-        out->kind = TIMELINE_CELL_STR;
-        out->s = s;
-    }
-}
-
 /* s[0..len) cut to TIMELINE_NAME_MAX bytes on a UTF-8 boundary with "…", in scratch when cut. */
 static const char *fw_cut(const char *s, size_t len, char *scratch)
 {
@@ -95,12 +81,10 @@ static void fw_id(const framework_model *m, const table *t, uint32_t col, size_t
     uint64_t flags = table_u64(t, FM_EV_FLAGS, row), v = table_u64(t, col, row);
     if (!(flags & has))
         return;
-    if (flags & text) {
-        fw_str(framework_model_str(m, (uint32_t)v, NULL), out);
-        return;
-    }
-    out->kind = TIMELINE_CELL_ID;
-    out->u = v;
+    if (flags & text)
+        timeline_cell_str(out, framework_model_str(m, (uint32_t)v, NULL));
+    else
+        timeline_cell_uint(out, TIMELINE_CELL_ID, v);
 }
 
 static int64_t fw_dur(const table *t, size_t row)
@@ -120,33 +104,31 @@ static void fw_cell(const timeline_source *src, int col, size_t row, char *scrat
     size_t len;
     const char *s;
     switch (col) {
-    case FW_ROW: fw_int((int64_t)row, out); return;
+    case FW_ROW: timeline_cell_int(out, (int64_t)row); return;
     case FW_NAME:
         s = framework_model_str(m, table_str(t, FM_EV_NAME, row), &len);
-        fw_str(fw_cut(s, len, scratch), out);
+        timeline_cell_str(out, fw_cut(s, len, scratch));
         return;
-    case FW_CAT: fw_str(framework_model_str(m, table_str(t, FM_EV_CAT, row), NULL), out); return;
-    case FW_PH: fw_str(framework_model_str(m, table_str(t, FM_EV_PH, row), NULL), out); return;
-    case FW_START: fw_int(ts, out); return;
-    case FW_END: fw_int(ts + fw_dur(t, row), out); return;
-    case FW_DURATION: fw_int(fw_dur(t, row), out); return;
-    case FW_PID: fw_str(framework_model_str(m, table_str(t, FM_EV_PID, row), NULL), out); return;
-    case FW_TID: fw_str(framework_model_str(m, table_str(t, FM_EV_TID, row), NULL), out); return;
-    case FW_ROLE: fw_str(p && p->device != FM_HOST ? "device" : "host", out); return;
-    case FW_PROCESS: fw_str(p ? framework_model_str(m, p->name ? p->name : p->labels, NULL) : NULL, out); return;
-    case FW_THREAD: fw_str(th ? framework_model_str(m, th->name, NULL) : NULL, out); return;
+    case FW_CAT: timeline_cell_str(out, framework_model_str(m, table_str(t, FM_EV_CAT, row), NULL)); return;
+    case FW_PH: timeline_cell_str(out, framework_model_str(m, table_str(t, FM_EV_PH, row), NULL)); return;
+    case FW_START: timeline_cell_int(out, ts); return;
+    case FW_END: timeline_cell_int(out, ts + fw_dur(t, row)); return;
+    case FW_DURATION: timeline_cell_int(out, fw_dur(t, row)); return;
+    case FW_PID: timeline_cell_str(out, framework_model_str(m, table_str(t, FM_EV_PID, row), NULL)); return;
+    case FW_TID: timeline_cell_str(out, framework_model_str(m, table_str(t, FM_EV_TID, row), NULL)); return;
+    case FW_ROLE: timeline_cell_str(out, p && p->device != FM_HOST ? "device" : "host"); return;
+    case FW_PROCESS: timeline_cell_str(out, p ? framework_model_str(m, p->name ? p->name : p->labels, NULL) : NULL); return;
+    case FW_THREAD: timeline_cell_str(out, th ? framework_model_str(m, th->name, NULL) : NULL); return;
     case FW_CORR: fw_id(m, t, FM_EV_CORR, row, FM_F_CORR, FM_F_CORR_TEXT, out); return;
     case FW_EXT: fw_id(m, t, FM_EV_EXT, row, FM_F_EXT, FM_F_EXT_TEXT, out); return;
     case FW_FLOW: fw_id(m, t, FM_EV_FLOW, row, FM_F_FLOW, FM_F_FLOW_TEXT, out); return;
     case FW_BYTES:
-        if (table_u64(t, FM_EV_FLAGS, row) & FM_F_BYTES) {
-            out->kind = TIMELINE_CELL_UINT;
-            out->u = table_u64(t, FM_EV_BYTES, row);
-        }
+        if (table_u64(t, FM_EV_FLAGS, row) & FM_F_BYTES)
+            timeline_cell_uint(out, TIMELINE_CELL_UINT, table_u64(t, FM_EV_BYTES, row));
         return;
     default:
         s = framework_model_str(m, table_str(t, FM_EV_DETAIL, row), &len);
-        fw_str(fw_cut(s, len, scratch), out);
+        timeline_cell_str(out, fw_cut(s, len, scratch));
         return;
     }
 }

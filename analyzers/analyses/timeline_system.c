@@ -55,24 +55,10 @@ static const system_model *sy_model(const timeline_source *src)
     return src->model;
 }
 
-static void sy_int(int64_t v, timeline_cell *out)
-{
-    out->kind = TIMELINE_CELL_INT;
-    out->i = v;
-}
-
 static void sy_int_or_null(int64_t v, timeline_cell *out)
 {
     if (v >= 0)
-        sy_int(v, out);
-}
-
-static void sy_str(const char *s, timeline_cell *out)
-{
-    if (s && *s) {
-        out->kind = TIMELINE_CELL_STR;
-        out->s = s;
-    }
+        timeline_cell_int(out, v);
 }
 
 static const char *sy_string(const system_model *m, uint32_t id)
@@ -110,37 +96,35 @@ static void sy_cell(const timeline_source *src, int col, size_t row, char *scrat
     uint64_t flags = table_u64(t, SM_SPAN_FLAGS, row), model;
     int64_t start = table_i64(t, SM_SPAN_START, row), end = table_i64(t, SM_SPAN_END, row);
     switch (col) {
-    case SY_ROW: sy_int((int64_t)row, out); return;
-    case SY_TYPE: sy_str(sy_string(m, table_str(t, SM_SPAN_TYPE, row)), out); return;
-    case SY_START: sy_int(start, out); return;
-    case SY_END: sy_int(end, out); return;
-    case SY_DURATION: sy_int(end - start, out); return;
+    case SY_ROW: timeline_cell_int(out, (int64_t)row); return;
+    case SY_TYPE: timeline_cell_str(out, sy_string(m, table_str(t, SM_SPAN_TYPE, row))); return;
+    case SY_START: timeline_cell_int(out, start); return;
+    case SY_END: timeline_cell_int(out, end); return;
+    case SY_DURATION: timeline_cell_int(out, end - start); return;
     case SY_PHASE:
-        sy_str(flags & SM_SPAN_F_INSTANT ? "instant" : flags & SM_SPAN_F_OPEN ? "open"
-               : flags & SM_SPAN_F_ORPHAN_END ? "orphan_end" : "span", out);
+        timeline_cell_str(out, flags & SM_SPAN_F_INSTANT ? "instant" : flags & SM_SPAN_F_OPEN ? "open"
+               : flags & SM_SPAN_F_ORPHAN_END ? "orphan_end" : "span");
         return;
-    case SY_HARDWARE: out->kind = TIMELINE_CELL_BOOL; out->i = (flags & SM_SPAN_F_HARDWARE) != 0; return;
+    case SY_HARDWARE: timeline_cell_bool(out, flags & SM_SPAN_F_HARDWARE); return;
     case SY_WORKER: sy_int_or_null(table_i64(t, SM_SPAN_WORKER, row), out); return;
     case SY_NC: sy_int_or_null(table_i64(t, SM_SPAN_NC, row), out); return;
     case SY_CORE: sy_int_or_null(table_i64(t, SM_SPAN_CORE, row), out); return;
     case SY_EXEC: sy_int_or_null(table_i64(t, SM_SPAN_EXEC, row), out); return;
     case SY_MODEL:
-        if ((model = table_u64(t, SM_SPAN_MODEL, row)) != 0) {
-            out->kind = TIMELINE_CELL_ID;
-            out->u = model;
-        }
+        if ((model = table_u64(t, SM_SPAN_MODEL, row)) != 0)
+            timeline_cell_uint(out, TIMELINE_CELL_ID, model);
         return;
-    case SY_BYTES: out->kind = TIMELINE_CELL_UINT; out->u = table_u64(t, SM_SPAN_BYTES, row); return;
-    case SY_THREAD: out->kind = TIMELINE_CELL_UINT; out->u = table_u64(t, SM_SPAN_THREAD, row); return;
-    case SY_SPAN_ID: out->kind = TIMELINE_CELL_ID; out->u = table_u64(t, SM_SPAN_ID, row); return;
+    case SY_BYTES: timeline_cell_uint(out, TIMELINE_CELL_UINT, table_u64(t, SM_SPAN_BYTES, row)); return;
+    case SY_THREAD: timeline_cell_uint(out, TIMELINE_CELL_UINT, table_u64(t, SM_SPAN_THREAD, row)); return;
+    case SY_SPAN_ID: timeline_cell_uint(out, TIMELINE_CELL_ID, table_u64(t, SM_SPAN_ID, row)); return;
     case SY_NC_START: sy_int_or_null(table_i64(t, SM_SPAN_NC_BEGIN, row), out); return;
     case SY_NC_END: sy_int_or_null(table_i64(t, SM_SPAN_NC_END, row), out); return;
-    case SY_USAGE: sy_str(sy_string(m, table_str(t, SM_SPAN_USAGE, row)), out); return;
+    case SY_USAGE: timeline_cell_str(out, sy_string(m, table_str(t, SM_SPAN_USAGE, row))); return;
     case SY_NEFF:
         model = table_u64(t, SM_SPAN_MODEL, row);
-        sy_str(model ? system_model_neff_path(m, model) : NULL, out);
+        timeline_cell_str(out, model ? system_model_neff_path(m, model) : NULL);
         return;
-    default: sy_str(sy_attrs(m, row, scratch), out); return;
+    default: timeline_cell_str(out, sy_attrs(m, row, scratch)); return;
     }
 }
 

@@ -108,13 +108,10 @@ static const timeline_column toy_columns[] = {{"row", "row", true}, {"name", "na
 static void toy_cell(const timeline_source *src, int col, size_t row, char *scratch, timeline_cell *out)
 {
     (void)scratch;
-    if (col == 0) {
-        out->kind = TIMELINE_CELL_UINT;
-        out->u = row;
-    } else {
-        out->kind = TIMELINE_CELL_STR;
-        out->s = ((const toy_model *)src->model)->row[row].name;
-    }
+    if (col == 0)
+        timeline_cell_uint(out, TIMELINE_CELL_UINT, row);
+    else
+        timeline_cell_str(out, ((const toy_model *)src->model)->row[row].name);
 }
 
 static void toy_engines(const timeline_source *src, char *buf, size_t cap)
