@@ -161,7 +161,7 @@ def callgrind_ir(server, out_dir, args, calls):
     time.sleep(0.2)
     with open(new.pop()) as f:
         for line in f:
-            if line.startswith('totals:') or line.startswith('summary:'):
+            if line.startswith('totals:'):
                 return int(line.split()[1]) / calls
     raise SystemExit('no totals in the callgrind dump')
 

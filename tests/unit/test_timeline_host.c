@@ -35,17 +35,25 @@ static const char *const TRACE =
     "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"untimed\",\"pid\":1,\"tid\":1}"
     "]}";
 
-/* One page ranked by the engine and one taken from a memoized order of the sort (timeline_order_build):
+static timeline_order *order_of(const timeline_source *src, timeline_sort sort)
+{
+    timeline_order *o = NULL;
+    nl_error err;
+    if (timeline_order_build(src, sort, NULL, &o, &err) != 0)
+        fail_msg("order build failed: %s (%s)", err.message, err.field);
+    return o;
+}
+
+/* One page ranked by the engine and one taken from `order`, a memoized order of the sort (NULL: built here):
  * they must agree on every field. Returns the first (free with timeline_page_free). */
-static timeline_page page_both_ways(const timeline_source *src, const timeline_request *req)
+static timeline_page page_both_ways_with(const timeline_source *src, const timeline_request *req,
+                                         const timeline_order *order)
 {
     timeline_page pg, po;
     nl_error err;
-    timeline_order *o = NULL;
-    if (timeline_order_build(src, req->sort, NULL, &o, &err) != 0)
-        fail_msg("order build failed: %s (%s)", err.message, err.field);
+    timeline_order *o = order ? NULL : order_of(src, req->sort);
     timeline_request with = *req;
-    with.order = o;
+    with.order = order ? order : o;
     if (timeline_run(src, req, NULL, &pg, &err) != 0 || timeline_run(src, &with, NULL, &po, &err) != 0)
         fail_msg("timeline_run failed: %s (%s)", err.message, err.field);
     assert_false(pg.ordered);
@@ -59,6 +67,11 @@ static timeline_page page_both_ways(const timeline_source *src, const timeline_r
     timeline_page_free(&po);
     timeline_order_free(o);
     return pg;
+}
+
+static timeline_page page_both_ways(const timeline_source *src, const timeline_request *req)
+{
+    return page_both_ways_with(src, req, NULL);
 }
 
 static size_t run(const timeline_source *src, timeline_request *req, size_t *rows, size_t cap)
@@ -428,8 +441,9 @@ static void expect_reference_pages(const timeline_source *src, const gen_event *
     static size_t want[GEN_EVENTS];
     size_t nwant = gen_reference(ev, &req, want), n = 0;
     assert_true(nwant > 0);
+    timeline_order *o = order_of(src, req.sort); /* one order for every page, as the memo keeps it */
     for (;;) {
-        timeline_page pg = page_both_ways(src, &req);
+        timeline_page pg = page_both_ways_with(src, &req, o);
         assert_int_equal(pg.total, nwant);
         for (size_t i = 0; i < pg.count; i++, n++)
             if (n >= nwant || pg.rows[i] != want[n])
@@ -444,6 +458,7 @@ static void expect_reference_pages(const timeline_source *src, const gen_event *
         if (!more)
             break;
     }
+    timeline_order_free(o);
     assert_int_equal(n, nwant);
 }
 
