@@ -1,15 +1,14 @@
 /* memo — see memo.h.
  *
  * Keys name what each object depends on besides its input: "device_summary", "attr.groups/<grouping>",
- * "attr.sections/<gap_min_ns>/<gaps_per_engine>", "extract.order/<kind>/<sort>" (trace-extract's row
- * orders: a warm page at 1M instructions took 13.6 ms ranking every row, 0.5 ms as a slice of the order),
- on device models; on system and framework models "system_summary", "framework_summary",
- * "host_device_join/<serial of the system model>", "extract.order/<sort>" and "extract.counts" (trace-extract's
- * row orders and timeline counts of the model). Models of every kind come from the one model cache
- * (model_cache.h keys them by their files). Anything a result also depends on (metric, top, cursor, byte budget, the chosen
- * CC-core) is applied per call on top of the memoized object, so it never enters a key. Sizes reported to
- * the cache are the objects' heap bytes (system_model_bytes, framework_model_bytes, the summaries' and the
- * join's *_bytes), so memos count against the same byte bound. */
+ * "attr.sections/<gap_min_ns>/<gaps_per_engine>" on device models; "system_summary", "framework_summary",
+ * "host_device_join/<serial of the system model>" on system and framework models; on a model of any kind
+ * "timeline.order/<kind>/<sort>" and "timeline.counts/<kind>" (trace-extract's row orders and timeline
+ * counts). Models of every kind come from the one model cache (model_cache.h keys them by their files).
+ * Anything a result also depends on (metric, top, cursor, byte budget, the chosen CC-core) is applied per
+ * call on top of the memoized object, so it never enters a key. Sizes reported to the cache are the
+ * objects' heap bytes (system_model_bytes, framework_model_bytes, the summaries' and the join's *_bytes), so
+ * memos count against the same byte bound. */
 #include "memo.h"
 
 #include <stdio.h>
@@ -18,10 +17,8 @@
 
 typedef struct memo_ctx {
     nl_call *call;
-    extract_kind kind;
-    extract_sort sort;
-    host_extract_sort host_sort;
-    const host_extract_source *src;
+    timeline_sort sort;
+    const timeline_source *src;
     attr_group_by by;
     int64_t gap_min_ns;
     uint32_t gaps_per_engine;
@@ -100,33 +97,6 @@ const attr_sections *nl_memo_attr_sections(nl_call *call, nl_model_ref *ref, int
     snprintf(key, sizeof key, "attr.sections/%lld/%u", (long long)gap_min_ns, gaps_per_engine);
     memo_ctx c = {.call = call, .gap_min_ns = gap_min_ns, .gaps_per_engine = gaps_per_engine};
     return nl_model_ref_memo(ref, key, build_attr_sections, release_attr_sections, &c, call->cancel, err);
-}
-
-static void *build_extract_order(const nl_model_ref *r, void *ctx, size_t *bytes, nl_error *err)
-{
-    const device_model *m = nl_model_ref_device(r);
-    const memo_ctx *c = ctx;
-    extract_order *o = NULL;
-    if (extract_order_build(m, c->kind, c->sort, c->call->cancel, &o, err))
-        return NULL;
-    *bytes = extract_order_bytes(o);
-    return o;
-}
-
-static void release_extract_order(void *obj)
-{
-    extract_order_free(obj);
-}
-
-const extract_order *nl_memo_extract_order(nl_call *call, nl_model_ref *ref, extract_kind kind, extract_sort sort,
-                                           nl_error *err)
-{
-    char key[64];
-    snprintf(key, sizeof key, "extract.order/%s/%s", extract_kind_name(kind), extract_sort_name(sort));
-    if (!nl_model_ref_memo_has_room(ref, key))
-        return NULL; /* built for one call it costs 2-3 direct rankings: rank directly */
-    memo_ctx c = {.call = call, .kind = kind, .sort = sort};
-    return nl_model_ref_memo(ref, key, build_extract_order, release_extract_order, &c, call->cancel, err);
 }
 
 nl_model_ref *nl_memo_show_session(nl_call *call, const char *path, const char *source, nl_error *err)
@@ -246,55 +216,55 @@ const host_device_join *nl_memo_host_device_join(nl_call *call, nl_model_ref *fw
     return nl_model_ref_memo(fw, key, build_host_device_join, release_host_device_join, &c, call->cancel, err);
 }
 
-static void *build_host_extract_order(const nl_model_ref *r, void *ctx, size_t *bytes, nl_error *err)
+static void *build_timeline_order(const nl_model_ref *r, void *ctx, size_t *bytes, nl_error *err)
 {
     const memo_ctx *c = ctx;
-    host_extract_order *o = NULL;
-    host_extract_source src = {.kind = c->src->kind};
-    src.sys = nl_model_ref_system(r);
-    src.fw = nl_model_ref_framework(r);
-    if (host_extract_order_build(&src, c->host_sort, c->call->cancel, &o, err))
+    timeline_order *o = NULL;
+    (void)r; /* c->src reads the model of r */
+    if (timeline_order_build(c->src, c->sort, c->call->cancel, &o, err))
         return NULL;
-    *bytes = host_extract_order_bytes(o);
+    *bytes = timeline_order_bytes(o);
     return o;
 }
 
-static void release_host_extract_order(void *obj)
+static void release_timeline_order(void *obj)
 {
-    host_extract_order_free(obj);
+    timeline_order_free(obj);
 }
 
-const host_extract_order *nl_memo_host_extract_order(nl_call *call, nl_model_ref *host, const host_extract_source *src,
-                                                     host_extract_sort sort, nl_error *err)
+const timeline_order *nl_memo_timeline_order(nl_call *call, nl_model_ref *ref, const timeline_source *src,
+                                             timeline_sort sort, nl_error *err)
 {
     char key[64];
-    snprintf(key, sizeof key, "extract.order/%s", host_extract_sort_name(sort));
-    if (!nl_model_ref_memo_has_room(host, key))
-        return NULL; /* as nl_memo_extract_order */
-    memo_ctx c = {.call = call, .src = src, .host_sort = sort};
-    return nl_model_ref_memo(host, key, build_host_extract_order, release_host_extract_order, &c, call->cancel,
-                                    err);
+    snprintf(key, sizeof key, "timeline.order/%s/%s", src->adapter->kind, timeline_sort_name(sort));
+    if (!nl_model_ref_memo_has_room(ref, key))
+        return NULL; /* built for one call it costs 2-3 direct rankings: rank directly */
+    memo_ctx c = {.call = call, .sort = sort, .src = src};
+    return nl_model_ref_memo(ref, key, build_timeline_order, release_timeline_order, &c, call->cancel, err);
 }
 
-static void *build_host_extract_counts(const nl_model_ref *r, void *ctx, size_t *bytes, nl_error *err)
+static void *build_timeline_counts(const nl_model_ref *r, void *ctx, size_t *bytes, nl_error *err)
 {
     const memo_ctx *c = ctx;
-    host_extract_counts *k = malloc(sizeof *k);
-    host_extract_source src = {.kind = c->src->kind};
-    src.sys = nl_model_ref_system(r);
-    src.fw = nl_model_ref_framework(r);
+    timeline_counts *k = malloc(sizeof *k);
+    (void)r;
     if (!k) {
-        nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (extract counts)");
+        nl_error_set(err, NL_ERR_NOMEM, NULL, -1, "out of memory (timeline counts)");
         return NULL;
     }
-    host_extract_count(&src, k);
+    if (timeline_count(c->src, c->call->cancel, k, err)) {
+        free(k);
+        return NULL;
+    }
     *bytes = sizeof *k;
     return k;
 }
 
-const host_extract_counts *nl_memo_host_extract_counts(nl_call *call, nl_model_ref *host, const host_extract_source *src,
-                                                       nl_error *err)
+const timeline_counts *nl_memo_timeline_counts(nl_call *call, nl_model_ref *ref, const timeline_source *src,
+                                               nl_error *err)
 {
+    char key[64];
+    snprintf(key, sizeof key, "timeline.counts/%s", src->adapter->kind);
     memo_ctx c = {.call = call, .src = src};
-    return nl_model_ref_memo(host, "extract.counts", build_host_extract_counts, free, &c, call->cancel, err);
+    return nl_model_ref_memo(ref, key, build_timeline_counts, free, &c, call->cancel, err);
 }

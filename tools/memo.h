@@ -15,16 +15,15 @@
 
 #include "attribution.h"
 #include "device_summary.h"
-#include "extract.h"
 #include "framework_model.h"
 #include "framework_summary.h"
 #include "host_device_join.h"
-#include "host_extract.h"
 #include "model_cache.h"
 #include "show_session.h"
 #include "system_model.h"
 #include "system_profile.h"
 #include "system_summary.h"
+#include "timeline.h"
 #include "tools.h"
 
 /* device_summary_compute of the model (summary, orient). */
@@ -39,13 +38,18 @@ const attr_groups *nl_memo_attr_groups(nl_call *call, nl_model_ref *ref, attr_gr
 const attr_sections *nl_memo_attr_sections(nl_call *call, nl_model_ref *ref, int64_t gap_min_ns, uint32_t gaps_per_engine,
                                            nl_error *err) __attribute__((warn_unused_result));
 
-/* Every row of `kind` in `sort` order (extract_order_build), for trace-extract's pages: one memo per
- * (kind, sort), so at most EXTRACT_KIND_COUNT × EXTRACT_SORT_COUNT of them, 4 bytes per row each (none for
- * a table already in that order). Filters are applied per call on top of it, so they never enter the key.
- * NULL (err untouched) when the model's memo table is full: an order built for one call costs more than
- * ranking directly, which the caller then does. */
-const extract_order *nl_memo_extract_order(nl_call *call, nl_model_ref *ref, extract_kind kind, extract_sort sort,
-                                           nl_error *err) __attribute__((warn_unused_result));
+/* Every timeline row of src's kind in `sort` order (timeline_order_build), for trace-extract's pages, on
+ * the model src reads (`ref`: the reference src->model came from, of any kind): one memo per (kind, sort), so
+ * at most five kinds × TIMELINE_SORT_COUNT of them, 4 bytes per row each (none for a table already in that
+ * order). Filters are applied per call on top of it, so they never enter the key. NULL (err untouched) when
+ * the model's memo table is full: an order built for one call costs more than ranking directly, which the
+ * caller then does. */
+const timeline_order *nl_memo_timeline_order(nl_call *call, nl_model_ref *ref, const timeline_source *src,
+                                             timeline_sort sort, nl_error *err) __attribute__((warn_unused_result));
+
+/* timeline_count of src (the rows, timeline rows and time range trace-extract reports), one memo per kind. */
+const timeline_counts *nl_memo_timeline_counts(nl_call *call, nl_model_ref *ref, const timeline_source *src,
+                                               nl_error *err) __attribute__((warn_unused_result));
 
 /* The parsed show-session dump at `path` (`source` names it in errors). Returns a reference owned by the
  * caller (nl_model_ref_release); the show_session is nl_model_ref_object(ref), borrowed while it is held. */
@@ -75,18 +79,6 @@ const system_summary *nl_memo_system_summary(nl_call *call, nl_model_ref *sys, n
 /* framework_summary_compute of a reference from nl_memo_framework_model. */
 const framework_summary *nl_memo_framework_summary(nl_call *call, nl_model_ref *fw, nl_error *err)
     __attribute__((warn_unused_result));
-
-/* Every timeline row of a host model in `sort` order (host_extract_order_build), for trace-extract kinds
- * system and framework; `host` is the reference src's model came from (nl_memo_system_model or
- * nl_memo_framework_model). One memo per sort (HOST_EXTRACT_SORT_COUNT at most), 4 bytes per row; NULL
- * when the memo table is full, as nl_memo_extract_order. */
-const host_extract_order *nl_memo_host_extract_order(nl_call *call, nl_model_ref *host, const host_extract_source *src,
-                                                     host_extract_sort sort, nl_error *err)
-    __attribute__((warn_unused_result));
-
-/* host_extract_count of a host model (the rows, eligible rows and time range trace-extract reports). */
-const host_extract_counts *nl_memo_host_extract_counts(nl_call *call, nl_model_ref *host, const host_extract_source *src,
-                                                       nl_error *err) __attribute__((warn_unused_result));
 
 /* host_device_join_compute of the two models, kept with the framework model under the system model's serial
  * (a reloaded system profile gets a new one, so it is joined again). Borrowed while fw is held; its strtab

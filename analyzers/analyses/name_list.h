@@ -1,6 +1,6 @@
 /* name_list — distinct names written as "a, b, c" into a caller's buffer, ending with ", …" when the buffer
- * is full: the accepted values that trace-extract's argument errors list (extract_engines for device
- * tables, host_extract_engines for system and framework timelines). Pure; the buffer is the only state. */
+ * is full: the accepted values that trace-extract's argument errors list (the `engines` of the timeline
+ * adapters, timeline_kinds.h). Pure; the buffer is the only state. */
 #ifndef NL_NAME_LIST_H
 #define NL_NAME_LIST_H
 

@@ -1,6 +1,6 @@
 /* row_order — the rows of one table as a permutation in (value descending, timestamp ascending, row
- * ascending) order: the order trace-extract pages through (extract.h for device kinds, host_extract.h for
- * system and framework), built once and kept with the model (tools/memo.h) so that a warm page is a slice.
+ * ascending) order: the order trace-extract pages through (timeline.h, for every kind), built once and kept
+ * with the model (tools/memo.h) so that a warm page is a slice.
  *
  * Owns: one malloc'd array of 32-bit row indices — none when every row is kept and the table is already
  * in order (the identity, e.g. instructions by time). Immutable once built: any number of threads may
@@ -71,7 +71,7 @@ typedef struct row_order_key {
 } row_order_key;
 
 /* The page order of two keys (a topn comparator; ctx unused): value descending, then ts, then row. The one
- * definition extract.c and host_extract.c page by, with or without a memoized order. */
+ * definition timeline.c pages by, with or without a memoized order. */
 int row_order_key_cmp(const void *a, const void *b, const void *ctx);
 
 /* Whether `total` matches are few enough for row_order_rank_matches. */

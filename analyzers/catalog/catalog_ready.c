@@ -240,9 +240,10 @@ static void ready_profile(nl_catalog *cat, nl_catalog_profile *p)
         return;
     case NL_PROFILE_MEMORY:
         ready_all(p, NL_UNSUPPORTED, "an allocator snapshot holds memory segments, blocks and allocation events, not "
-                  "a device timeline or collectives", "call summary on the snapshot; for the device timeline use the "
-                  "rank's device profile");
+                  "a device timeline or collectives", "call summary or trace-extract (kind memory) on the snapshot; for "
+                  "the device timeline use the rank's device profile");
         ready_set(p, NL_ANALYSIS_SUMMARY, NL_READY, NULL, NULL);
+        ready_set(p, NL_ANALYSIS_TRACE_EXTRACT, NL_READY, NULL, NULL);
         return;
     default: return;
     }

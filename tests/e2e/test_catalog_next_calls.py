@@ -160,6 +160,11 @@ class NextCalls(unittest.TestCase):
         rc, out, _ = call('summary', calls[0]['arguments'])
         self.assertEqual(out['provenance']['decoded']['trust'], 'unverified')
         self.assertGreater(out['instructions'], 0)
+        instructions = out['instructions']
+        # ... and its rows page like an export's (the device model of a decoded NTFF feeds the same timeline)
+        rc, out, _ = call('trace-extract', {'path': self.fixtures['ntff_only'], 'max_rows': 3})
+        self.assertEqual(rc, 0, out)
+        self.assertEqual((out['total'], out['shown']), (instructions, 3))
         # an NTFF whose metadata holds no core: nothing to decode, and orient says so instead of suggesting a call
         profiles, calls = seen['ntff_header_only']
         self.assertEqual(profiles[0]['analyses']['summary'], 'unsupported')

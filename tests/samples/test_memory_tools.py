@@ -9,6 +9,7 @@ trace; orient lists each snapshot as a memory profile ready for summary, with it
 """
 import json
 import os
+import pickle
 import re
 import subprocess
 import sys
@@ -34,6 +35,19 @@ def pool(p):
             'allocated_B': p['allocated'], 'active_B': p['active'], 'requested_B': p['requested'],
             'free_cached_B': p['reserved'] - p['allocated'], 'pending_free_B': p['pending_free'],
             'largest_free_block_B': p['largest_inactive']}
+
+
+def cut(text, cap=400):
+    """A cell the tool cuts: at most cap - 1 bytes, ending in '…' on a UTF-8 boundary when longer."""
+    if text is None:
+        return None
+    b = text.encode('utf-8', 'surrogatepass')
+    if len(b) < cap:
+        return text
+    k = cap - 4
+    while k > 0 and (b[k] & 0xc0) == 0x80:
+        k -= 1
+    return b[:k].decode('utf-8', 'surrogatepass') + '\u2026'
 
 
 def site_text(key):
@@ -83,6 +97,62 @@ class MemorySnapshots(unittest.TestCase):
                 else:
                     self.assertNotIn('history', problems)
 
+    def test_trace_extract_kind_memory_equals_the_independent_reading(self):
+        """Pages of the allocator trace, ranked and filtered here from pickle.load: rows are every
+        device_traces entry device by device (entries without time_us are left out), sort bytes = (size
+        descending, time, row), opcode = comma-separated action globs, min_bytes on the size."""
+        cols = ['row', 'device', 'action', 'size', 'time_ns', 'site']
+        acts = {'alloc', 'free_requested', 'free_completed', 'segment_alloc', 'segment_free', 'segment_map',
+                'segment_unmap', 'oom', 'snapshot'}
+        listed = 0
+        for name in sorted(n for n in os.listdir(SNAPSHOTS) if n.endswith('.pickle')):
+            with self.subTest(snapshot=name):
+                path = os.path.join(SNAPSHOTS, name)
+                with open(path, 'rb') as f:
+                    snap = pickle.load(f)
+                entries, row = [], 0
+                for d, trace in enumerate(snap.get('device_traces') or []):
+                    for e in trace:
+                        if 'time_us' in e:
+                            site = ref_memory_snapshot.site_of(ref_memory_snapshot.stack_of(e.get('frames') or []))[0]
+                            action = e['action'] if e['action'] in acts else 'other'
+                            entries.append([row, d, action, e.get('size'), e['time_us'] * 1000,
+                                            cut(ref_memory_snapshot.skey(site))])
+                        row += 1
+                want = sorted((r for r in entries if r[2] in ('alloc', 'segment_alloc') and (r[3] or 0) >= 1 << 20),
+                              key=lambda r: (-(r[3] or 0), r[4], r[0]))
+                args = {'path': path, 'kind': 'memory', 'sort': 'bytes', 'opcode': 'alloc, segment_*',
+                        'min_bytes': 1 << 20, 'max_rows': 15, 'columns': cols}
+                rc, out, err = call('trace-extract', args)
+                self.assertEqual(rc, 0, err)
+                self.assertEqual(out['total'], len(want))
+                self.assertEqual(out['rows'], want[:out['shown']])
+                self.assertEqual(out['timeline']['rows'], len(entries))
+                self.assertEqual(out['timeline']['left_out']['no_time'], row - len(entries))
+                if out['next_cursor']:  # the second page continues the list
+                    rc, out2, err = call('trace-extract', dict(args, cursor=out['next_cursor']))
+                    self.assertEqual(rc, 0, err)
+                    self.assertEqual(out2['rows'], want[out['shown']:out['shown'] + out2['shown']])
+                # time order, a window of the middle third, one device
+                if len(entries) >= 3:
+                    lo, hi = entries[0][4], entries[-1][4]
+                    a, b = lo + (hi - lo) // 3, lo + 2 * (hi - lo) // 3
+                    want = sorted((r for r in entries if r[1] == 0 and a <= r[4] < b), key=lambda r: (r[4], r[0]))
+                    rc, out, err = call('trace-extract', {'path': path, 'kind': 'memory', 'engine': 'device0',
+                                                          'start_ns': a, 'end_ns': b, 'max_rows': 10, 'columns': cols})
+                    self.assertEqual(rc, 0, err)
+                    self.assertEqual(out['total'], len(want))
+                    self.assertEqual(out['rows'], want[:out['shown']])
+                    listed += out['total']
+                # what the snapshot kept is said where the list is no timeline
+                said = {'none': 'no allocation history', 'state_only': 'not a timeline'}
+                history = ref_memory_snapshot.reference(path)['history']
+                if history in said:
+                    self.assertIn(said[history], json.dumps(out['data_quality']))
+                else:
+                    self.assertEqual(out['data_quality'], [])
+        self.assertGreater(listed, 100)
+
     def test_orient_lists_each_snapshot_as_a_memory_profile(self):
         rc, out, err = call('orient', {'path': SNAPSHOTS})
         self.assertEqual(rc, 0, err)
@@ -91,6 +161,7 @@ class MemorySnapshots(unittest.TestCase):
         for p in out['profiles']:
             self.assertEqual(p['kind'], 'memory')
             self.assertEqual(p['analyses']['summary'], 'ready')
+            self.assertEqual(p['analyses']['trace-extract'], 'ready')
             self.assertEqual(p['rank'], 'rank0')  # no rank in the names: rank 0, as Neuron Explorer does
             ref = ref_memory_snapshot.reference(os.path.join(SNAPSHOTS, p['id']))
             self.assertEqual(p['counts']['segments'], ref['segments'])

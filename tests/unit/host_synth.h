@@ -1,5 +1,5 @@
-/* host_synth — small synthetic inputs for the host-side analyses (test_host_extract.c,
- * test_host_device_join.c): a system-profile capture written to a temp directory (trace_info.pb with an
+/* host_synth — small synthetic inputs for the host-side analyses (test_timeline_host.c,
+ * test_gaps_host.c, test_host_device_join.c): a system-profile capture written to a temp directory (trace_info.pb with an
  * event-type table whose ids differ from any runtime's, ntrace.pb from a list of records), loaded as a
  * system_model, and a Kineto trace read from memory. Header-only (static); aborts through cmocka. */
 #ifndef NL_HOST_SYNTH_H
@@ -103,6 +103,33 @@ static framework_model *hs_trace(const char *doc)
     if (kineto_read_mem(doc, strlen(doc), "t.json", NULL, &m, &err) != 0)
         fail_msg("read failed: %s at %lld: %s", nl_error_code_name(err.code), (long long)err.offset, err.message);
     return m;
+}
+
+#define HS_W0 "worker_gid", "0", "nc_idx", "0"
+
+/* The capture test_timeline_host.c and test_gaps_host.c share. Spans (completion order): execute [1000,9000) nc0, exec core4 [3000,5000), exec core5 [4000,6000),
+ * cc core4 [3500,3600) and [4500,4700), cc core5 [3550,3650), write [7000,7100) 4096 B, an orphan cc end at
+ * 8000 on core 4. */
+static inline system_model *hs_fixture_system(hs_capture *c)
+{
+    static const hs_ev list[] = {
+        {1000, HS_EXECUTE, 1, 1, 0, {HS_W0, "model_id", "500", NULL}},
+        {3000, HS_EXEC_RUNNING, 1, 2, 0, {HS_W0, "device_core_idx", "4", "exec_id", "1", "nc_timestamp_ns", "100", NULL}},
+        {4000, HS_EXEC_RUNNING, 1, 3, 0, {HS_W0, "device_core_idx", "5", "exec_id", "1", "nc_timestamp_ns", "1100", NULL}},
+        {3500, HS_CC_RUNNING, 1, 4, 0, {HS_W0, "device_core_idx", "4", NULL}},
+        {3600, HS_CC_RUNNING, 2, 4, 0, {HS_W0, NULL}},
+        {3550, HS_CC_RUNNING, 1, 6, 0, {HS_W0, "device_core_idx", "5", NULL}},
+        {3650, HS_CC_RUNNING, 2, 6, 0, {HS_W0, NULL}},
+        {4500, HS_CC_RUNNING, 1, 5, 0, {HS_W0, "device_core_idx", "4", NULL}},
+        {4700, HS_CC_RUNNING, 2, 5, 0, {HS_W0, NULL}},
+        {5000, HS_EXEC_RUNNING, 2, 2, 0, {HS_W0, "nc_timestamp_ns", "2100", NULL}},
+        {6000, HS_EXEC_RUNNING, 2, 3, 0, {HS_W0, "nc_timestamp_ns", "3100", NULL}},
+        {7000, HS_WRITE, 1, 7, 0, {HS_W0, "size", "4096", NULL}},
+        {7100, HS_WRITE, 2, 7, 0, {HS_W0, NULL}},
+        {8000, HS_CC_RUNNING, 2, 99, 0, {HS_W0, "device_core_idx", "4", NULL}},
+        {9000, HS_EXECUTE, 2, 1, 0, {HS_W0, NULL}},
+    };
+    return hs_system(c, list, sizeof list / sizeof list[0]);
 }
 
 #endif

@@ -1,6 +1,6 @@
 /* ref_order — the page order written out independently of analyzers/analyses/row_order.c, for the tests
- * that recompute trace-extract pages with qsort (test_extract, test_host_extract): value descending, then
- * timestamp, then row. */
+ * that recompute trace-extract pages with qsort (test_timeline_device, test_timeline_host): value
+ * descending, then timestamp, then row. */
 #ifndef NL_TEST_REF_ORDER_H
 #define NL_TEST_REF_ORDER_H
 

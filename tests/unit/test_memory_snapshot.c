@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory_extract.h"
 #include "memory_model.h"
 #include "memory_snapshot.h"
 #include "memory_summary.h"
 #include "pickle_writer.h"
 #include "row_order.h"
+#include "timeline_kinds.h"
 
 /* ---- building snapshots ------------------------------------------------------------------------------- */
 
@@ -613,7 +613,7 @@ static void memory_snapshot_memory_cap_is_nomem(void **state)
     pw_free(&w);
 }
 
-/* ---- the trace list (memory_extract) ------------------------------------------------------------------ */
+/* ---- the trace list (trace-extract kind memory: the timeline adapter timeline_memory) ------------------- */
 
 /* Two devices of pseudo-random entries: sizes with ties, times with ties, every 50th entry without time. */
 static void trace_snapshot(pw *w, size_t n0, size_t n1)
@@ -645,16 +645,15 @@ static void trace_snapshot(pw *w, size_t n0, size_t n1)
 
 typedef struct want_ctx {
     const memory_model *m;
-    memory_extract_sort sort;
+    timeline_sort sort;
 } want_ctx;
 
-static row_order_key key_of(const memory_model *m, memory_extract_sort sort, size_t r)
+/* The engine's order, written independently: time = (time, row); bytes = (size descending, time, row). */
+static row_order_key key_of(const memory_model *m, timeline_sort sort, size_t r)
 {
     const table *t = memory_model_trace(m);
-    row_order_key k = {0, INT64_MIN, r};
-    if (table_u64(t, MM_TR_FLAGS, r) & MM_TR_F_TIME)
-        k.ts = table_i64(t, MM_TR_TIME_US, r) * 1000;
-    if (sort == MEMORY_EXTRACT_SORT_SIZE)
+    row_order_key k = {0, table_i64(t, MM_TR_TIME_US, r) * 1000, r};
+    if (sort == TIMELINE_SORT_BYTES)
         k.value = table_i64(t, MM_TR_SIZE, r);
     return k;
 }
@@ -667,28 +666,25 @@ static int want_cmp(const void *a, const void *b, void *ctx)
     return row_order_key_cmp(&ka, &kb, NULL);
 }
 
-static bool want_match(const memory_model *m, const memory_extract_filter *f, const bool *acts, size_t r)
+/* Entries without time are never timeline rows; each entry is an instant at time_us × 1000. */
+static bool want_match(const memory_model *m, const timeline_filter *f, const bool *acts, int64_t device, size_t r)
 {
     const table *t = memory_model_trace(m);
-    if (f->actions && !acts[table_u64(t, MM_TR_ACTION, r)])
+    if (!(table_u64(t, MM_TR_FLAGS, r) & MM_TR_F_TIME))
         return false;
-    if (f->has_device && table_u64(t, MM_TR_DEVICE, r) != f->device)
+    if (f->opcode_glob && !acts[table_u64(t, MM_TR_ACTION, r)])
         return false;
-    if (table_i64(t, MM_TR_SIZE, r) < f->min_size)
+    if (device >= 0 && table_u64(t, MM_TR_DEVICE, r) != (uint64_t)device)
         return false;
-    if (f->has_start || f->has_end) {
-        if (!(table_u64(t, MM_TR_FLAGS, r) & MM_TR_F_TIME))
-            return false;
-        int64_t ns = table_i64(t, MM_TR_TIME_US, r) * 1000;
-        if (f->has_start && f->has_end && f->start_ns == f->end_ns)
-            return ns == f->start_ns;
-        if ((f->has_start && ns < f->start_ns) || (f->has_end && ns >= f->end_ns))
-            return false;
-    }
-    return true;
+    if (table_i64(t, MM_TR_SIZE, r) < f->min_bytes)
+        return false;
+    int64_t ns = table_i64(t, MM_TR_TIME_US, r) * 1000;
+    if (f->has_start && f->has_end && f->start_ns == f->end_ns)
+        return ns == f->start_ns;
+    return (!f->has_start || ns >= f->start_ns) && (!f->has_end || ns < f->end_ns);
 }
 
-static void memory_extract_pages_concatenate_to_the_sorted_filtered_list(void **state)
+static void memory_timeline_pages_concatenate_to_the_sorted_filtered_list(void **state)
 {
     (void)state;
     pw w = {0};
@@ -697,133 +693,148 @@ static void memory_extract_pages_concatenate_to_the_sorted_filtered_list(void **
     const table *t = memory_model_trace(m);
     size_t rows = table_rows(t);
     assert_int_equal(rows, 1200);
+    timeline_source src = {&timeline_memory, m};
     int64_t t0 = 1700000000000000ll * 1000;
     struct {
-        const char *actions;
+        const char *opcode;
         bool acts[MM_ACT_COUNT];
-        bool has_device;
-        uint32_t device;
-        int64_t min_size;
+        const char *engine;
+        int64_t device;
+        int64_t min_bytes;
         bool has_start, has_end;
         int64_t start, end;
     } cases[] = {
-        {0},
-        {.actions = "alloc, OOM", .acts = {[MM_ACT_ALLOC] = true, [MM_ACT_OOM] = true}},
-        {.has_device = true, .device = 1, .min_size = 8000},
-        {.has_start = true, .start = t0 + 200000, .has_end = true, .end = t0 + 400000},
-        {.has_start = true, .start = t0 + 300000},
-        {.actions = "free_completed", .acts = {[MM_ACT_FREE_COMPLETED] = true}, .has_device = true, .device = 0,
+        {.device = -1},
+        {.opcode = "alloc, OOM", .acts = {[MM_ACT_ALLOC] = true, [MM_ACT_OOM] = true}, .device = -1},
+        {.opcode = "free_*", .acts = {[MM_ACT_FREE_REQUESTED] = true, [MM_ACT_FREE_COMPLETED] = true}, .device = -1},
+        {.engine = "device1", .device = 1, .min_bytes = 8000},
+        {.device = -1, .has_start = true, .start = t0 + 200000, .has_end = true, .end = t0 + 400000},
+        {.device = -1, .has_start = true, .start = t0 + 300000},
+        {.opcode = "free_completed", .acts = {[MM_ACT_FREE_COMPLETED] = true}, .engine = "0", .device = 0,
          .has_end = true, .end = t0 + 600000},
-        {.min_size = 16000}, /* a sparse filter (ranked by keys on the ordered path) */
+        {.device = -1, .min_bytes = 16000}, /* a sparse filter (ranked by keys on the ordered path) */
     };
     size_t *want = malloc(rows * sizeof *want);
-    for (int sort = 0; sort < MEMORY_EXTRACT_SORT_COUNT; sort++) {
-        memory_extract_order *o;
+    const timeline_sort sorts[] = {TIMELINE_SORT_TIME, TIMELINE_SORT_BYTES};
+    for (size_t si = 0; si < 2; si++) {
+        timeline_sort sort = sorts[si];
+        timeline_order *o;
         nl_error err;
-        assert_int_equal(memory_extract_order_build(m, (memory_extract_sort)sort, NULL, &o, &err), 0);
+        assert_int_equal(timeline_order_build(&src, sort, NULL, &o, &err), 0);
         for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
-            memory_extract_filter f = {.actions = cases[ci].actions, .has_device = cases[ci].has_device,
-                                       .device = cases[ci].device, .min_size = cases[ci].min_size,
-                                       .has_start = cases[ci].has_start, .has_end = cases[ci].has_end,
-                                       .start_ns = cases[ci].start, .end_ns = cases[ci].end};
+            timeline_filter f = {.engine = cases[ci].engine, .opcode_glob = cases[ci].opcode,
+                                 .min_bytes = cases[ci].min_bytes, .has_start = cases[ci].has_start,
+                                 .has_end = cases[ci].has_end, .start_ns = cases[ci].start, .end_ns = cases[ci].end};
             size_t nw = 0;
             for (size_t r = 0; r < rows; r++)
-                if (want_match(m, &f, cases[ci].acts, r))
+                if (want_match(m, &f, cases[ci].acts, cases[ci].device, r))
                     want[nw++] = r;
-            want_ctx wc = {m, (memory_extract_sort)sort};
+            assert_true(nw > 0);
+            want_ctx wc = {m, sort};
             qsort_r(want, nw, sizeof *want, want_cmp, &wc);
             for (int ordered = 0; ordered <= 1; ordered++) {
-                memory_extract_request req = {.filter = f, .sort = (memory_extract_sort)sort, .limit = 7,
-                                              .order = ordered ? o : NULL};
+                timeline_request req = {.filter = f, .sort = sort, .limit = 7, .order = ordered ? o : NULL};
                 size_t got = 0;
                 for (;;) {
-                    extract_page p;
-                    if (memory_extract_run(m, &req, NULL, &p, &err) != 0)
-                        fail_msg("case %zu sort %d: %s", ci, sort, err.message);
+                    timeline_page p;
+                    if (timeline_run(&src, &req, NULL, &p, &err) != 0)
+                        fail_msg("case %zu sort %d: %s", ci, (int)sort, err.message);
                     assert_int_equal(p.total, nw);
                     assert_int_equal(p.after_cursor, nw - got);
-                    assert_int_equal(p.ordered, ordered);
                     for (size_t i = 0; i < p.count; i++)
                         assert_int_equal(p.rows[i], want[got + i]);
                     got += p.count;
                     bool more = p.more;
                     if (p.count)
                         req.has_after = true, req.after_row = p.rows[p.count - 1];
-                    extract_page_free(&p);
+                    timeline_page_free(&p);
                     if (!more)
                         break;
                 }
                 assert_int_equal(got, nw);
             }
-            int64_t counts[MEMORY_EXTRACT_FILTER_COUNT];
-            memory_extract_request req = {.filter = f, .sort = (memory_extract_sort)sort, .limit = 1};
-            assert_int_equal(memory_extract_explain(m, &req, NULL, counts, &err), 0);
-            assert_int_equal(counts[MEMORY_EXTRACT_F_ACTIONS] >= 0, f.actions != NULL);
-            assert_int_equal(counts[MEMORY_EXTRACT_F_MIN_SIZE] >= 0, f.min_size > 0);
+            int64_t counts[TIMELINE_FILTER_COUNT];
+            timeline_request req = {.filter = f, .sort = sort, .limit = 1};
+            assert_int_equal(timeline_explain(&src, &req, NULL, counts, &err), 0);
+            assert_int_equal(counts[TIMELINE_F_OPCODE] >= 0, f.opcode_glob != NULL);
+            assert_int_equal(counts[TIMELINE_F_MIN_BYTES] >= 0, f.min_bytes > 0);
         }
-        memory_extract_order_free(o);
+        timeline_order_free(o);
     }
+    /* the rows left out: every 50th entry of each device has no time */
+    timeline_counts k;
+    nl_error err;
+    assert_int_equal(timeline_count(&src, NULL, &k, &err), 0);
+    assert_int_equal(k.left_out[0], 14 + 10);
+    assert_int_equal(k.eligible, 1200 - 24);
     free(want);
     memory_model_free(m);
     pw_free(&w);
 }
 
-static void memory_extract_cells_and_argument_errors(void **state)
+static void memory_timeline_run_error(const timeline_source *src, timeline_request req, const char *field,
+                                      const char *text)
+{
+    timeline_page p;
+    nl_error err;
+    assert_int_equal(timeline_run(src, &req, NULL, &p, &err), -1);
+    assert_int_equal(err.code, NL_ERR_ARGUMENT);
+    assert_string_equal(err.field, field);
+    if (text && !strstr(err.message, text))
+        fail_msg("'%s' lacks '%s'", err.message, text);
+}
+
+static void memory_timeline_cells_and_argument_errors(void **state)
 {
     (void)state;
     pw w = {0};
     cur_memo cm;
     current_snapshot(&w, &cm);
     memory_model *m = read_ok(&w);
-    char scratch[MEMORY_EXTRACT_SCRATCH];
-    extract_cell c;
-    memory_extract_cell_get(m, memory_extract_column_find("site"), 1, scratch, &c);
-    assert_int_equal(c.kind, EXTRACT_CELL_STR);
+    timeline_source src = {&timeline_memory, m};
+    char scratch[TIMELINE_SCRATCH];
+    timeline_cell c;
+#define CELL(name, row) timeline_cell_get(&src, timeline_column_find(&timeline_memory, name), row, scratch, &c)
+    CELL("site", 1);
+    assert_int_equal(c.kind, TIMELINE_CELL_STR);
     assert_string_equal(c.s, "/home/u/model.py:54:forward");
-    memory_extract_cell_get(m, memory_extract_column_find("time_ns"), 2, scratch, &c);
-    assert_int_equal(c.kind, EXTRACT_CELL_INT);
+    CELL("time_ns", 2);
+    assert_int_equal(c.kind, TIMELINE_CELL_INT);
     assert_int_equal(c.i, 1002000);
-    memory_extract_cell_get(m, memory_extract_column_find("action"), 6, scratch, &c);
+    CELL("action", 6);
     assert_string_equal(c.s, "oom");
-    memory_extract_cell_get(m, memory_extract_column_find("addr"), 6, scratch, &c);
+    CELL("addr", 6);
     assert_int_equal(c.i, 10); /* device_free */
-    memory_extract_cell_get(m, memory_extract_column_find("frames"), 1, scratch, &c);
+    CELL("frames", 1);
     assert_int_equal(c.u, 4);
-    memory_extract_cell_get(m, memory_extract_column_find("site"), 8, scratch, &c);
-    assert_int_equal(c.kind, EXTRACT_CELL_NULL); /* no frames */
-    memory_extract_cell_get(m, memory_extract_column_find("compile_context"), 1, scratch, &c);
+    CELL("site", 8);
+    assert_int_equal(c.kind, TIMELINE_CELL_NULL); /* no frames */
+    CELL("compile_context", 1);
     assert_string_equal(c.s, "N/A");
-    assert_int_equal(memory_extract_column_find("nope"), -1);
+#undef CELL
+    assert_int_equal(timeline_column_find(&timeline_memory, "nope"), -1);
 
-    extract_page p;
+    memory_timeline_run_error(&src, (timeline_request){.limit = 5, .filter = {.opcode_glob = "alloc,bogus"}}, "opcode",
+                              "'bogus' matches no action");
+    memory_timeline_run_error(&src, (timeline_request){.limit = 5, .filter = {.engine = "device7"}}, "engine",
+                              "device 7 has no trace");
+    memory_timeline_run_error(&src, (timeline_request){.limit = 5, .filter = {.engine = "gpu"}}, "engine", "device<N>");
+    memory_timeline_run_error(&src, (timeline_request){.limit = 0}, "max_rows", NULL);
+    memory_timeline_run_error(&src, (timeline_request){.limit = 5, .has_after = true, .after_row = 10}, "cursor", NULL);
+    memory_timeline_run_error(&src, (timeline_request){.limit = 5, .filter = {.has_start = true, .start_ns = 5,
+                              .has_end = true, .end_ns = 4}}, "end_ns", NULL);
+    memory_timeline_run_error(&src, (timeline_request){.limit = 5, .sort = TIMELINE_SORT_DURATION}, "sort",
+                              "accepted: time, bytes");
+    memory_timeline_run_error(&src, (timeline_request){.limit = 5, .filter = {.min_duration_ns = 3}}, "min_duration_ns",
+                              "kind memory accepts");
+    timeline_order *o;
     nl_error err;
-    memory_extract_request req = {.limit = 5, .filter = {.actions = "alloc,bogus"}};
-    assert_int_equal(memory_extract_run(m, &req, NULL, &p, &err), -1);
-    assert_int_equal(err.code, NL_ERR_ARGUMENT);
-    assert_string_equal(err.field, "actions");
-    assert_true(strstr(err.message, "unknown action 'bogus'") != NULL);
-    req = (memory_extract_request){.limit = 5, .filter = {.has_device = true, .device = 7}};
-    assert_int_equal(memory_extract_run(m, &req, NULL, &p, &err), -1);
-    assert_string_equal(err.field, "device");
-    req = (memory_extract_request){.limit = 0};
-    assert_int_equal(memory_extract_run(m, &req, NULL, &p, &err), -1);
-    assert_string_equal(err.field, "limit");
-    req = (memory_extract_request){.limit = 5, .has_after = true, .after_row = 10};
-    assert_int_equal(memory_extract_run(m, &req, NULL, &p, &err), -1);
-    assert_string_equal(err.field, "cursor");
-    req = (memory_extract_request){.limit = 5, .filter = {.has_start = true, .start_ns = 5, .has_end = true, .end_ns = 4}};
-    assert_int_equal(memory_extract_run(m, &req, NULL, &p, &err), -1);
-    assert_string_equal(err.field, "window");
-    memory_extract_order *o;
-    assert_int_equal(memory_extract_order_build(m, MEMORY_EXTRACT_SORT_TIME, NULL, &o, &err), 0);
-    req = (memory_extract_request){.limit = 5, .sort = MEMORY_EXTRACT_SORT_SIZE, .order = o};
-    assert_int_equal(memory_extract_run(m, &req, NULL, &p, &err), -1);
+    timeline_page p;
+    assert_int_equal(timeline_order_build(&src, TIMELINE_SORT_TIME, NULL, &o, &err), 0);
+    timeline_request req = {.limit = 5, .sort = TIMELINE_SORT_BYTES, .order = o};
+    assert_int_equal(timeline_run(&src, &req, NULL, &p, &err), -1);
     assert_int_equal(err.code, NL_ERR_INTERNAL);
-    memory_extract_order_free(o);
-    memory_extract_sort srt;
-    assert_int_equal(memory_extract_sort_parse("size", &srt), 0);
-    assert_int_equal(srt, MEMORY_EXTRACT_SORT_SIZE);
-    assert_int_equal(memory_extract_sort_parse("duration", &srt), -1);
+    timeline_order_free(o);
     memory_model_free(m);
     pw_free(&w);
 }
@@ -840,8 +851,8 @@ int main(void)
         cmocka_unit_test(memory_snapshot_bad_fields_name_field_and_offset),
         cmocka_unit_test(memory_snapshot_every_prefix_is_truncated),
         cmocka_unit_test(memory_snapshot_memory_cap_is_nomem),
-        cmocka_unit_test(memory_extract_pages_concatenate_to_the_sorted_filtered_list),
-        cmocka_unit_test(memory_extract_cells_and_argument_errors),
+        cmocka_unit_test(memory_timeline_pages_concatenate_to_the_sorted_filtered_list),
+        cmocka_unit_test(memory_timeline_cells_and_argument_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

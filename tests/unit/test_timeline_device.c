@@ -1,8 +1,9 @@
-/* Unit tests for analyzers/analyses/extract on the handcrafted export in analysis_fixture.h: time order,
- * sorts with ties, cursors that resume exactly, windows (overlap, zero-length rows, instants), opcode globs,
- * engine/source/layer filters, per-kind argument errors, explanations of empty results, projection. Every
- * page is taken twice, ranked by extract and from a memoized order (extract_order_build), and must agree;
- * on a generated export both are checked against a sort this file does itself. */
+/* Unit tests for the device adapters of the timeline engine (analyzers/analyses/timeline_device.c: kinds
+ * instruction, dma, semaphore) on the handcrafted export in analysis_fixture.h: time order, sorts with ties,
+ * cursors that resume exactly, windows (overlap, zero-length rows, instants), opcode globs, engine/source/
+ * layer filters, per-kind argument errors and their wording, explanations of empty results, projection.
+ * Every page is taken twice, ranked by the engine and from a memoized order (timeline_order_build), and must
+ * agree; on a generated export both are checked against a sort this file does itself. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,9 +17,9 @@
 #include <strings.h>
 
 #include "analysis_fixture.h"
-#include "extract.h"
 #include "neuron_json.h"
 #include "ref_order.h"
+#include "timeline_kinds.h"
 
 static device_model *load(const char *doc)
 {
@@ -29,30 +30,77 @@ static device_model *load(const char *doc)
     return m;
 }
 
-static extract_request request(extract_kind kind, extract_sort sort, size_t limit)
+#define INSTR (&timeline_instruction)
+#define DMA (&timeline_dma)
+#define SEM (&timeline_semaphore)
+
+/* A request of one device kind (the adapter), as the cases write it; tl() is the engine's request. */
+typedef struct treq {
+    const timeline_adapter *kind;
+    timeline_filter filter;
+    timeline_sort sort;
+    size_t limit;
+    bool has_after;
+    size_t after_row;
+} treq;
+
+static treq request(const timeline_adapter *kind, timeline_sort sort, size_t limit)
 {
-    return (extract_request){.kind = kind, .sort = sort, .limit = limit};
+    return (treq){.kind = kind, .sort = sort, .limit = limit};
 }
 
-static extract_order *order_of(const device_model *m, extract_kind kind, extract_sort sort)
+static timeline_request tl(const treq *q, const timeline_order *o)
 {
-    extract_order *o = NULL;
+    return (timeline_request){.filter = q->filter, .sort = q->sort, .limit = q->limit, .has_after = q->has_after,
+                              .after_row = q->after_row, .order = o};
+}
+
+static timeline_source src_of(const device_model *m, const timeline_adapter *kind)
+{
+    return (timeline_source){kind, m};
+}
+
+static int run(const device_model *m, const treq *q, const timeline_order *o, timeline_page *pg, nl_error *err)
+{
+    timeline_source src = src_of(m, q->kind);
+    timeline_request r = tl(q, o);
+    return timeline_run(&src, &r, NULL, pg, err);
+}
+
+/* The value of column `name` of the kind at `row`. */
+static void cell(const device_model *m, const timeline_adapter *kind, const char *name, size_t row, timeline_cell *out)
+{
+    char scratch[TIMELINE_SCRATCH];
+    timeline_source src = src_of(m, kind);
+    int col = timeline_column_find(kind, name);
+    assert_true(col >= 0);
+    timeline_cell_get(&src, col, row, scratch, out);
+}
+
+static void engines(const device_model *m, const timeline_adapter *kind, char *buf, size_t cap)
+{
+    timeline_source src = src_of(m, kind);
+    kind->engines(&src, buf, cap);
+}
+
+static timeline_order *order_of(const device_model *m, const timeline_adapter *kind, timeline_sort sort)
+{
+    timeline_order *o = NULL;
     nl_error err;
-    if (extract_order_build(m, kind, sort, NULL, &o, &err))
-        fail_msg("extract_order_build: %s (%s)", err.message, err.field);
+    timeline_source src = src_of(m, kind);
+    if (timeline_order_build(&src, sort, NULL, &o, &err))
+        fail_msg("timeline_order_build: %s (%s)", err.message, err.field);
     return o;
 }
 
-/* One page through both paths — ranked by extract itself, and taken from the memoized order — which must
- * agree on every field; returns the first (free with extract_page_free). */
-static extract_page page_both_ways(const device_model *m, const extract_request *req, const extract_order *o)
+/* One page through both paths — ranked by the engine itself, and taken from the memoized order — which must
+ * agree on every field; returns the first (free with timeline_page_free). */
+static timeline_page page_both_ways(const device_model *m, const treq *req, const timeline_order *o)
 {
-    extract_page pg, po;
+    timeline_page pg, po;
     nl_error err;
-    extract_request with = *req;
-    with.order = o;
-    if (extract_run(m, req, NULL, &pg, &err) || extract_run(m, &with, NULL, &po, &err))
-        fail_msg("extract_run: %s (%s)", err.message, err.field);
+    if (run(m, req, NULL, &pg, &err) || run(m, req, o, &po, &err))
+        fail_msg("timeline_run: %s (%s)", err.message, err.field);
     assert_false(pg.ordered);
     assert_true(po.ordered);
     assert_int_equal(po.total, pg.total);
@@ -62,19 +110,19 @@ static extract_page page_both_ways(const device_model *m, const extract_request 
     for (size_t i = 0; i < pg.count; i++)
         if (po.rows[i] != pg.rows[i])
             fail_msg("page position %zu: ordered row %zu, ranked row %zu", i, po.rows[i], pg.rows[i]);
-    extract_page_free(&po);
+    timeline_page_free(&po);
     return pg;
 }
 
 /* All rows of a request, page by page through the cursor (at most max_pages pages); returns the count, rows
  * in out[]. Every page is checked through both paths (page_both_ways). */
-static size_t all_pages_upto(const device_model *m, extract_request req, size_t max_pages, size_t *out, size_t cap,
+static size_t all_pages_upto(const device_model *m, treq req, size_t max_pages, size_t *out, size_t cap,
                              uint64_t *total)
 {
-    extract_order *o = order_of(m, req.kind, req.sort);
+    timeline_order *o = order_of(m, req.kind, req.sort);
     size_t n = 0;
     for (size_t pages = 0; pages < max_pages; pages++) {
-        extract_page pg = page_both_ways(m, &req, o);
+        timeline_page pg = page_both_ways(m, &req, o);
         *total = pg.total;
         for (size_t i = 0; i < pg.count && n < cap; i++)
             out[n++] = pg.rows[i];
@@ -83,20 +131,20 @@ static size_t all_pages_upto(const device_model *m, extract_request req, size_t 
             req.has_after = true;
             req.after_row = pg.rows[pg.count - 1];
         }
-        extract_page_free(&pg);
+        timeline_page_free(&pg);
         if (!more)
             break;
     }
-    extract_order_free(o);
+    timeline_order_free(o);
     return n;
 }
 
-static size_t all_pages(const device_model *m, extract_request req, size_t *out, size_t cap, uint64_t *total)
+static size_t all_pages(const device_model *m, treq req, size_t *out, size_t cap, uint64_t *total)
 {
     return all_pages_upto(m, req, SIZE_MAX, out, cap, total);
 }
 
-static void expect_rows(const device_model *m, extract_request req, const size_t *want, size_t nwant)
+static void expect_rows(const device_model *m, treq req, const size_t *want, size_t nwant)
 {
     size_t got[64];
     uint64_t total;
@@ -108,32 +156,40 @@ static void expect_rows(const device_model *m, extract_request req, const size_t
             fail_msg("position %zu: row %zu, expected %zu", i, got[i], want[i]);
 }
 
-static void error_field(const device_model *m, const extract_request *req, nl_error_code code, const char *field)
+/* The request fails with `code` (and names `field` when not NULL); returns the message. */
+static const char *error_field_with(const device_model *m, const treq *req, const timeline_order *o, nl_error_code code,
+                                    const char *field)
 {
-    extract_page pg;
-    nl_error err;
+    static nl_error err;
+    timeline_page pg;
     memset(&err, 0x5a, sizeof err);
-    assert_int_equal(extract_run(m, req, NULL, &pg, &err), -1);
+    assert_int_equal(run(m, req, o, &pg, &err), -1);
     assert_int_equal(err.code, code);
     if (field)
         assert_string_equal(err.field, field);
     assert_true(err.message[0] != '\0');
     assert_null(pg.rows);
+    return err.message;
+}
+
+static const char *error_field(const device_model *m, const treq *req, nl_error_code code, const char *field)
+{
+    return error_field_with(m, req, NULL, code, field);
 }
 
 static void time_order_pages_concatenate_in_row_order(void **state)
 {
     (void)state;
     device_model *m = load(fixture_export);
-    extract_request req = request(EXTRACT_INSTRUCTION, EXTRACT_SORT_TIME, 3);
-    extract_page pg;
+    treq req = request(INSTR, TIMELINE_SORT_TIME, 3);
+    timeline_page pg;
     nl_error err;
-    assert_int_equal(extract_run(m, &req, NULL, &pg, &err), 0);
+    assert_int_equal(run(m, &req, NULL, &pg, &err), 0);
     assert_true(pg.time_ordered_scan);
     assert_int_equal(pg.total, 8);
     assert_int_equal(pg.count, 3);
     assert_true(pg.more);
-    extract_page_free(&pg);
+    timeline_page_free(&pg);
     static const size_t want[] = {0, 1, 2, 3, 4, 5, 6, 7};
     expect_rows(m, req, want, 8);
     device_model_free(m);
@@ -144,10 +200,10 @@ static void time_order_of_unsorted_dma_uses_timestamps(void **state)
 {
     (void)state;
     device_model *m = load(fixture_export);
-    extract_request req = request(EXTRACT_DMA, EXTRACT_SORT_TIME, 2);
+    treq req = request(DMA, TIMELINE_SORT_TIME, 2);
     static const size_t want[] = {1, 3, 4, 2, 0}; /* 100 (row 1), 100 (row 3), 200, 300, 500 */
     expect_rows(m, req, want, 5);
-    req.sort = EXTRACT_SORT_BYTES;
+    req.sort = TIMELINE_SORT_BYTES;
     static const size_t by_bytes[] = {3, 2, 0, 1, 4};
     expect_rows(m, req, by_bytes, 5);
     device_model_free(m);
@@ -160,11 +216,11 @@ static void duration_ties_are_stable_for_every_page_size(void **state)
     device_model *m = load(fixture_export);
     static const size_t want[] = {3, 0, 1, 2, 5, 6, 7, 4};
     for (size_t limit = 1; limit <= 9; limit++)
-        expect_rows(m, request(EXTRACT_INSTRUCTION, EXTRACT_SORT_DURATION, limit), want, 8);
+        expect_rows(m, request(INSTR, TIMELINE_SORT_DURATION, limit), want, 8);
     static const size_t by_wait[] = {1, 6, 5, 0, 2, 3, 4, 7};
-    expect_rows(m, request(EXTRACT_INSTRUCTION, EXTRACT_SORT_WAIT, 3), by_wait, 8);
+    expect_rows(m, request(INSTR, TIMELINE_SORT_WAIT, 3), by_wait, 8);
     static const size_t by_bytes[] = {7, 6, 0, 2, 1, 3, 4, 5}; /* 5000, 400, 100, 100, 64, then 0 by time */
-    expect_rows(m, request(EXTRACT_INSTRUCTION, EXTRACT_SORT_BYTES, 4), by_bytes, 8);
+    expect_rows(m, request(INSTR, TIMELINE_SORT_BYTES, 4), by_bytes, 8);
     device_model_free(m);
 }
 
@@ -172,7 +228,7 @@ static void windows_select_overlapping_rows(void **state)
 {
     (void)state;
     device_model *m = load(fixture_export);
-    extract_request req = request(EXTRACT_INSTRUCTION, EXTRACT_SORT_TIME, 10);
+    treq req = request(INSTR, TIMELINE_SORT_TIME, 10);
     req.filter.has_start = req.filter.has_end = true;
     req.filter.start_ns = 25;
     req.filter.end_ns = 35;
@@ -199,7 +255,7 @@ static void opcode_globs_match_opcode_or_compiler_opcode(void **state)
 {
     (void)state;
     device_model *m = load(fixture_export);
-    extract_request req = request(EXTRACT_INSTRUCTION, EXTRACT_SORT_TIME, 10);
+    treq req = request(INSTR, TIMELINE_SORT_TIME, 10);
     req.filter.opcode_glob = "*dma*";
     static const size_t dma[] = {6, 7};
     expect_rows(m, req, dma, 2);
@@ -216,7 +272,7 @@ static void engine_source_layer_and_minimum_filters(void **state)
 {
     (void)state;
     device_model *m = load(fixture_export);
-    extract_request req = request(EXTRACT_INSTRUCTION, EXTRACT_SORT_TIME, 10);
+    treq req = request(INSTR, TIMELINE_SORT_TIME, 10);
     req.filter.engine = "tensor";
     static const size_t tensor[] = {0, 2, 4, 5};
     expect_rows(m, req, tensor, 4);
@@ -235,7 +291,7 @@ static void engine_source_layer_and_minimum_filters(void **state)
     req.filter.min_wait_ns = 1;
     static const size_t mins[] = {1, 5};
     expect_rows(m, req, mins, 2);
-    req = request(EXTRACT_DMA, EXTRACT_SORT_DURATION, 10);
+    req = request(DMA, TIMELINE_SORT_DURATION, 10);
     req.filter.engine = "qA";
     static const size_t qa[] = {3, 1, 0, 4}; /* 450, then the 20 ns ties by time */
     expect_rows(m, req, qa, 4);
@@ -246,14 +302,14 @@ static void semaphore_rows_and_window(void **state)
 {
     (void)state;
     device_model *m = load(fixture_export);
-    extract_request req = request(EXTRACT_SEMAPHORE, EXTRACT_SORT_TIME, 1);
+    treq req = request(SEM, TIMELINE_SORT_TIME, 1);
     req.filter.has_start = true;
     req.filter.start_ns = 30;
     static const size_t want[] = {1, 2};
     expect_rows(m, req, want, 2);
-    extract_cell c;
-    extract_cell_get(m, EXTRACT_SEMAPHORE, extract_column_find(EXTRACT_SEMAPHORE, "semaphore"), 2, &c);
-    assert_int_equal(c.kind, EXTRACT_CELL_STR);
+    timeline_cell c;
+    cell(m, SEM, "semaphore", 2, &c);
+    assert_int_equal(c.kind, TIMELINE_CELL_STR);
     assert_string_equal(c.s, "5");
     device_model_free(m);
 }
@@ -262,23 +318,25 @@ static void filters_matching_nothing_are_explained(void **state)
 {
     (void)state;
     device_model *m = load(fixture_export);
-    extract_request req = request(EXTRACT_INSTRUCTION, EXTRACT_SORT_TIME, 10);
+    treq req = request(INSTR, TIMELINE_SORT_TIME, 10);
     req.filter.engine = "gpsimd"; /* a known engine with no rows */
     req.filter.opcode_glob = "MATMUL";
-    extract_page pg;
+    timeline_page pg;
     nl_error err;
-    assert_int_equal(extract_run(m, &req, NULL, &pg, &err), 0);
+    assert_int_equal(run(m, &req, NULL, &pg, &err), 0);
     assert_int_equal(pg.total, 0);
     assert_int_equal(pg.count, 0);
     assert_false(pg.more);
     assert_non_null(pg.rows);
-    extract_page_free(&pg);
-    int64_t counts[EXTRACT_FILTER_COUNT];
-    assert_int_equal(extract_explain(m, &req, NULL, counts, &err), 0);
-    assert_int_equal(counts[EXTRACT_F_ENGINE], 0);
-    assert_int_equal(counts[EXTRACT_F_OPCODE], 3);
-    assert_int_equal(counts[EXTRACT_F_WINDOW], -1);
-    assert_string_equal(extract_filter_names[EXTRACT_F_OPCODE], "opcode");
+    timeline_page_free(&pg);
+    int64_t counts[TIMELINE_FILTER_COUNT];
+    timeline_source src = src_of(m, req.kind);
+    timeline_request r = tl(&req, NULL);
+    assert_int_equal(timeline_explain(&src, &r, NULL, counts, &err), 0);
+    assert_int_equal(counts[TIMELINE_F_ENGINE], 0);
+    assert_int_equal(counts[TIMELINE_F_OPCODE], 3);
+    assert_int_equal(counts[TIMELINE_F_WINDOW], -1);
+    assert_string_equal(timeline_filter_names[TIMELINE_F_OPCODE], "opcode");
     device_model_free(m);
 }
 
@@ -286,40 +344,54 @@ static void bad_requests_name_the_argument(void **state)
 {
     (void)state;
     device_model *m = load(fixture_export);
-    extract_request req = request(EXTRACT_INSTRUCTION, EXTRACT_SORT_TIME, 10);
+    treq req = request(INSTR, TIMELINE_SORT_TIME, 10);
     req.filter.engine = "pe";
     error_field(m, &req, NL_ERR_ARGUMENT, "engine");
     char list[256];
-    extract_engines(m, EXTRACT_INSTRUCTION, list, sizeof list);
+    engines(m, INSTR, list, sizeof list);
     assert_string_equal(list, "tensor, vector, scalar, gpsimd, sync, TensorMatrix");
-    extract_engines(m, EXTRACT_DMA, list, sizeof list);
+    engines(m, DMA, list, sizeof list);
     assert_string_equal(list, "qA, qB");
-    extract_engines(m, EXTRACT_INSTRUCTION, list, 16);
+    engines(m, INSTR, list, 16);
     assert_true(strlen(list) < 16);
-    req = request(EXTRACT_INSTRUCTION, EXTRACT_SORT_TIME, 10);
+    req = request(INSTR, TIMELINE_SORT_TIME, 10);
     req.filter.has_start = req.filter.has_end = true;
     req.filter.start_ns = 50;
     req.filter.end_ns = 40;
-    error_field(m, &req, NL_ERR_ARGUMENT, "end_ns");
-    req = request(EXTRACT_INSTRUCTION, EXTRACT_SORT_TIME, EXTRACT_LIMIT_MAX + 1);
+    assert_string_equal(error_field(m, &req, NL_ERR_ARGUMENT, "end_ns"), "40 is before start_ns 50. The window is "
+                        "[start_ns, end_ns) in ns from the profile start; pass end_ns >= start_ns (equal selects the "
+                        "rows active at that instant)");
+    req = request(INSTR, TIMELINE_SORT_TIME, TIMELINE_LIMIT_MAX + 1);
     error_field(m, &req, NL_ERR_ARGUMENT, "max_rows");
-    req = request(EXTRACT_INSTRUCTION, EXTRACT_SORT_TIME, 10);
+    req = request(INSTR, TIMELINE_SORT_TIME, 10);
     req.has_after = true;
     req.after_row = 8;
-    error_field(m, &req, NL_ERR_ARGUMENT, "cursor");
-    req = request(EXTRACT_DMA, EXTRACT_SORT_TIME, 10);
+    assert_string_equal(error_field(m, &req, NL_ERR_ARGUMENT, "cursor"),
+                        "the cursor points at row 8, which is not a instruction row (the table has 8 rows)");
+    req = request(DMA, TIMELINE_SORT_TIME, 10);
     req.filter.opcode_glob = "X";
-    error_field(m, &req, NL_ERR_ARGUMENT, "opcode");
-    req = request(EXTRACT_DMA, EXTRACT_SORT_WAIT, 10);
-    error_field(m, &req, NL_ERR_ARGUMENT, "sort");
-    req = request(EXTRACT_SEMAPHORE, EXTRACT_SORT_TIME, 10);
+    assert_string_equal(error_field(m, &req, NL_ERR_ARGUMENT, "opcode"), "opcode does not apply to kind dma; kind dma "
+                        "accepts engine (queue), window and min_duration_ns, kind semaphore only the window");
+    req = request(DMA, TIMELINE_SORT_WAIT, 10);
+    assert_string_equal(error_field(m, &req, NL_ERR_ARGUMENT, "sort"), "sort wait is not available for kind dma; "
+                        "accepted: time, duration and bytes for dma, time for semaphore");
+    req = request(SEM, TIMELINE_SORT_TIME, 10);
     req.filter.engine = "tensor";
     error_field(m, &req, NL_ERR_ARGUMENT, "engine");
-    req = request(EXTRACT_INSTRUCTION, EXTRACT_SORT_TIME, 10);
+    req = request(INSTR, TIMELINE_SORT_TIME, 10);
     req.filter.source = "";
-    error_field(m, &req, NL_ERR_ARGUMENT, "source");
-    req = request(EXTRACT_COLLECTIVE, EXTRACT_SORT_TIME, 10);
-    error_field(m, &req, NL_ERR_UNSUPPORTED, NULL);
+    assert_string_equal(error_field(m, &req, NL_ERR_ARGUMENT, "source"),
+                        "source must not be empty (omit it to match every row)");
+    req = request(DMA, TIMELINE_SORT_TIME, 10);
+    req.filter.engine = "qZ";
+    assert_string_equal(error_field(m, &req, NL_ERR_ARGUMENT, "engine"), "unknown engine 'qZ' for kind dma");
+    req = request(SEM, TIMELINE_SORT_TIME, 10);
+    req.filter.min_wait_ns = 0; /* 0 = not set: no kind refuses it */
+    req.filter.min_duration_ns = 0;
+    timeline_page pg;
+    nl_error err;
+    assert_int_equal(run(m, &req, NULL, &pg, &err), 0);
+    timeline_page_free(&pg);
     device_model_free(m);
 }
 
@@ -327,27 +399,25 @@ static void projection_reads_typed_cells(void **state)
 {
     (void)state;
     device_model *m = load(fixture_export);
-    extract_cell c;
-    extract_cell_get(m, EXTRACT_INSTRUCTION, extract_column_find(EXTRACT_INSTRUCTION, "end_ns"), 5, &c);
-    assert_int_equal(c.kind, EXTRACT_CELL_INT);
+    timeline_cell c;
+    cell(m, INSTR, "end_ns", 5, &c);
+    assert_int_equal(c.kind, TIMELINE_CELL_INT);
     assert_int_equal(c.i, 2040);
-    extract_cell_get(m, EXTRACT_INSTRUCTION, extract_column_find(EXTRACT_INSTRUCTION, "layer"), 3, &c);
-    assert_int_equal(c.kind, EXTRACT_CELL_NULL);
-    extract_cell_get(m, EXTRACT_INSTRUCTION, extract_column_find(EXTRACT_INSTRUCTION, "dma_trigger"), 7, &c);
-    assert_int_equal(c.kind, EXTRACT_CELL_BOOL);
+    cell(m, INSTR, "layer", 3, &c);
+    assert_int_equal(c.kind, TIMELINE_CELL_NULL);
+    cell(m, INSTR, "dma_trigger", 7, &c);
+    assert_int_equal(c.kind, TIMELINE_CELL_BOOL);
     assert_int_equal(c.i, 1);
-    extract_cell_get(m, EXTRACT_INSTRUCTION, extract_column_find(EXTRACT_INSTRUCTION, "id"), 0, &c);
-    assert_int_equal(c.kind, EXTRACT_CELL_ID);
+    cell(m, INSTR, "id", 0, &c);
+    assert_int_equal(c.kind, TIMELINE_CELL_ID);
     assert_int_equal(c.u, 1000);
-    extract_cell_get(m, EXTRACT_DMA, extract_column_find(EXTRACT_DMA, "queue"), 2, &c);
+    cell(m, DMA, "queue", 2, &c);
     assert_string_equal(c.s, "qB");
-    extract_cell_get(m, EXTRACT_DMA, extract_column_find(EXTRACT_DMA, "aggregated"), 3, &c);
+    cell(m, DMA, "aggregated", 3, &c);
     assert_int_equal(c.i, 1);
-    assert_int_equal(extract_column_find(EXTRACT_DMA, "opcode"), -1);
-    size_t n;
-    const extract_column *cols = extract_columns(EXTRACT_INSTRUCTION, &n);
-    assert_true(n > 20);
-    assert_string_equal(cols[0].name, "row");
+    assert_int_equal(timeline_column_find(DMA, "opcode"), -1);
+    assert_true(INSTR->ncolumns > 20);
+    assert_string_equal(INSTR->columns[0].name, "row");
     device_model_free(m);
 }
 
@@ -470,7 +540,7 @@ static gen_export *gen_new(void)
     return g;
 }
 
-static bool gen_window(const extract_filter *f, int64_t s, int64_t dur)
+static bool gen_window(const timeline_filter *f, int64_t s, int64_t dur)
 {
     int64_t a = f->has_start ? f->start_ns : INT64_MIN, b = f->has_end ? f->end_ns : INT64_MAX;
     int64_t e = dur > 0 ? s + dur : s;
@@ -484,8 +554,8 @@ static bool gen_glob(const char *glob, const char *s)
     return *s && !fnmatch(glob, s, FNM_CASEFOLD);
 }
 
-/* The filters as extract.h words them, on the generator's values. */
-static bool gen_matches(const gen_row *r, const extract_filter *f)
+/* The filters as timeline_kinds.h words them, on the generator's values. */
+static bool gen_matches(const gen_row *r, const timeline_filter *f)
 {
     if (f->engine && strcasecmp(f->engine, r->engine) && strcasecmp(f->engine, r->label))
         return false;
@@ -501,17 +571,17 @@ static bool gen_matches(const gen_row *r, const extract_filter *f)
 }
 
 /* The rows a request must return, in order; returns their count. */
-static size_t gen_reference(const gen_export *g, const extract_request *req, size_t *out)
+static size_t gen_reference(const gen_export *g, const treq *req, size_t *out)
 {
-    const gen_row *rows = req->kind == EXTRACT_INSTRUCTION ? g->instr : req->kind == EXTRACT_DMA ? g->dma : g->sem;
-    size_t n = req->kind == EXTRACT_INSTRUCTION ? GEN_INSTR : req->kind == EXTRACT_DMA ? GEN_DMA : GEN_SEM, k = 0;
+    const gen_row *rows = req->kind == INSTR ? g->instr : req->kind == DMA ? g->dma : g->sem;
+    size_t n = req->kind == INSTR ? GEN_INSTR : req->kind == DMA ? GEN_DMA : GEN_SEM, k = 0;
     gen_key *keys = malloc(n * sizeof *keys);
     assert_non_null(keys);
     for (size_t r = 0; r < n; r++) {
         if (!gen_matches(&rows[r], &req->filter))
             continue;
-        int64_t v = req->sort == EXTRACT_SORT_DURATION ? rows[r].dur : req->sort == EXTRACT_SORT_WAIT ? rows[r].wait
-                  : req->sort == EXTRACT_SORT_BYTES ? (int64_t)rows[r].bytes : 0;
+        int64_t v = req->sort == TIMELINE_SORT_DURATION ? rows[r].dur : req->sort == TIMELINE_SORT_WAIT ? rows[r].wait
+                  : req->sort == TIMELINE_SORT_BYTES ? (int64_t)rows[r].bytes : 0;
         keys[k++] = (gen_key){v, rows[r].ts, r};
     }
     qsort(keys, k, sizeof *keys, gen_key_cmp);
@@ -521,11 +591,11 @@ static size_t gen_reference(const gen_export *g, const extract_request *req, siz
     return k;
 }
 
-static void expect_reference_pages(const device_model *m, const gen_export *g, extract_request req)
+static void expect_reference_pages(const device_model *m, const gen_export *g, treq req)
 {
     static size_t want[GEN_INSTR], got[GEN_INSTR];
     size_t nwant = gen_reference(g, &req, want);
-    const size_t limits[] = {1, 37, EXTRACT_LIMIT_MAX};
+    const size_t limits[] = {1, 37, TIMELINE_LIMIT_MAX};
     for (size_t l = 0; l < sizeof limits / sizeof limits[0]; l++) {
         req.limit = limits[l];
         size_t max_pages = limits[l] == 1 ? 40 : SIZE_MAX; /* one row a page: the first 40 are enough */
@@ -535,8 +605,8 @@ static void expect_reference_pages(const device_model *m, const gen_export *g, e
         assert_int_equal(n, limits[l] == 1 && nwant > 40 ? 40 : nwant);
         for (size_t i = 0; i < n; i++)
             if (got[i] != want[i])
-                fail_msg("%s by %s, page size %zu, position %zu: row %zu, expected %zu", extract_kind_name(req.kind),
-                         extract_sort_name(req.sort), limits[l], i, got[i], want[i]);
+                fail_msg("%s by %s, page size %zu, position %zu: row %zu, expected %zu", req.kind->kind,
+                         timeline_sort_name(req.sort), limits[l], i, got[i], want[i]);
     }
 }
 
@@ -548,8 +618,8 @@ static void memoized_orders_page_like_a_reference_sort(void **state)
     nl_error err;
     if (neuron_json_read_mem(g->json, g->len, "generated.json", NULL, &m, &err))
         fail_msg("generated export does not read: %s (%s)", err.message, err.field);
-    const extract_sort instr_sorts[] = {EXTRACT_SORT_TIME, EXTRACT_SORT_DURATION, EXTRACT_SORT_WAIT, EXTRACT_SORT_BYTES};
-    extract_filter filters[] = {
+    const timeline_sort instr_sorts[] = {TIMELINE_SORT_TIME, TIMELINE_SORT_DURATION, TIMELINE_SORT_WAIT, TIMELINE_SORT_BYTES};
+    timeline_filter filters[] = {
         {0},
         {.engine = "tensor"},                                      /* dense: walks the order */
         {.engine = "TensorMatrix"},                                /* a label, 1 row in 13 */
@@ -563,20 +633,20 @@ static void memoized_orders_page_like_a_reference_sort(void **state)
     };
     for (size_t s = 0; s < sizeof instr_sorts / sizeof instr_sorts[0]; s++)
         for (size_t f = 0; f < sizeof filters / sizeof filters[0]; f++) {
-            extract_request req = request(EXTRACT_INSTRUCTION, instr_sorts[s], 1);
+            treq req = request(INSTR, instr_sorts[s], 1);
             req.filter = filters[f];
             expect_reference_pages(m, g, req);
         }
-    const extract_sort dma_sorts[] = {EXTRACT_SORT_TIME, EXTRACT_SORT_DURATION, EXTRACT_SORT_BYTES};
-    const extract_filter dma_filters[] = {{0}, {.engine = "qSync"}, {.min_duration_ns = 2990},
+    const timeline_sort dma_sorts[] = {TIMELINE_SORT_TIME, TIMELINE_SORT_DURATION, TIMELINE_SORT_BYTES};
+    const timeline_filter dma_filters[] = {{0}, {.engine = "qSync"}, {.min_duration_ns = 2990},
                                           {.has_start = true, .start_ns = (int64_t)1 << 44}};
     for (size_t s = 0; s < sizeof dma_sorts / sizeof dma_sorts[0]; s++)
         for (size_t f = 0; f < sizeof dma_filters / sizeof dma_filters[0]; f++) {
-            extract_request req = request(EXTRACT_DMA, dma_sorts[s], 1);
+            treq req = request(DMA, dma_sorts[s], 1);
             req.filter = dma_filters[f];
             expect_reference_pages(m, g, req);
         }
-    extract_request sem = request(EXTRACT_SEMAPHORE, EXTRACT_SORT_TIME, 1);
+    treq sem = request(SEM, TIMELINE_SORT_TIME, 1);
     expect_reference_pages(m, g, sem);
     sem.filter.has_start = sem.filter.has_end = true;
     sem.filter.start_ns = 20000;
@@ -596,14 +666,14 @@ static void an_order_costs_four_bytes_a_row_unless_the_table_is_in_order(void **
     nl_error err;
     if (neuron_json_read_mem(g->json, g->len, "generated.json", NULL, &m, &err))
         fail_msg("generated export does not read: %s (%s)", err.message, err.field);
-    extract_order *o = order_of(m, EXTRACT_INSTRUCTION, EXTRACT_SORT_DURATION);
-    assert_true(extract_order_bytes(o) >= GEN_INSTR * sizeof(uint32_t));
-    assert_true(extract_order_bytes(o) < GEN_INSTR * sizeof(uint32_t) + 128);
-    extract_order_free(o);
+    timeline_order *o = order_of(m, INSTR, TIMELINE_SORT_DURATION);
+    assert_true(timeline_order_bytes(o) >= GEN_INSTR * sizeof(uint32_t));
+    assert_true(timeline_order_bytes(o) < GEN_INSTR * sizeof(uint32_t) + 128);
+    timeline_order_free(o);
     device_model *ordered = load(fixture_export); /* instructions in time order */
-    o = order_of(ordered, EXTRACT_INSTRUCTION, EXTRACT_SORT_TIME);
-    assert_true(extract_order_bytes(o) < 128);
-    extract_order_free(o);
+    o = order_of(ordered, INSTR, TIMELINE_SORT_TIME);
+    assert_true(timeline_order_bytes(o) < 128);
+    timeline_order_free(o);
     device_model_free(ordered);
     device_model_free(m);
     free(g->json);
@@ -614,25 +684,24 @@ static void an_order_answers_only_the_request_it_was_built_for(void **state)
 {
     (void)state;
     device_model *m = load(fixture_export);
-    extract_order *o = order_of(m, EXTRACT_INSTRUCTION, EXTRACT_SORT_DURATION);
-    extract_request req = request(EXTRACT_INSTRUCTION, EXTRACT_SORT_WAIT, 5);
-    req.order = o;
-    error_field(m, &req, NL_ERR_INTERNAL, NULL);
-    req = request(EXTRACT_DMA, EXTRACT_SORT_DURATION, 5);
-    req.order = o;
-    error_field(m, &req, NL_ERR_INTERNAL, NULL);
-    extract_order_free(o);
-    extract_order *bad = (extract_order *)m;
+    timeline_order *o = order_of(m, INSTR, TIMELINE_SORT_DURATION);
+    treq req = request(INSTR, TIMELINE_SORT_WAIT, 5);
+    error_field_with(m, &req, o, NL_ERR_INTERNAL, NULL);
+    req = request(DMA, TIMELINE_SORT_DURATION, 5);
+    error_field_with(m, &req, o, NL_ERR_INTERNAL, NULL);
+    timeline_order_free(o);
+    timeline_order *bad = (timeline_order *)m;
     nl_error err;
     memset(&err, 0x5a, sizeof err);
-    assert_int_equal(extract_order_build(m, EXTRACT_DMA, EXTRACT_SORT_WAIT, NULL, &bad, &err), -1);
+    timeline_source dma = src_of(m, DMA), sem = src_of(m, SEM);
+    assert_int_equal(timeline_order_build(&dma, TIMELINE_SORT_WAIT, NULL, &bad, &err), -1);
     assert_int_equal(err.code, NL_ERR_ARGUMENT);
     assert_string_equal(err.field, "sort");
     assert_null(bad);
-    assert_int_equal(extract_order_build(m, EXTRACT_COLLECTIVE, EXTRACT_SORT_TIME, NULL, &bad, &err), -1);
-    assert_int_equal(err.code, NL_ERR_UNSUPPORTED);
+    assert_int_equal(timeline_order_build(&sem, TIMELINE_SORT_DURATION, NULL, &bad, &err), -1);
+    assert_int_equal(err.code, NL_ERR_ARGUMENT);
     atomic_int cancel = 1;
-    assert_int_equal(extract_order_build(m, EXTRACT_DMA, EXTRACT_SORT_BYTES, &cancel, &bad, &err), -1);
+    assert_int_equal(timeline_order_build(&dma, TIMELINE_SORT_BYTES, &cancel, &bad, &err), -1);
     assert_int_equal(err.code, NL_ERR_CANCELLED);
     device_model_free(m);
 }
