@@ -463,9 +463,9 @@ static int collective_gaps_run(const json_t *args, nl_call *call, nl_tool_result
         return 0;
     }
     nl_profile_kind kind = c.sel.profile->kind;
-    if (kind == NL_PROFILE_SYSTEM || kind == NL_PROFILE_FRAMEWORK) {
+    if (kind == NL_PROFILE_SYSTEM || kind == NL_PROFILE_FRAMEWORK || kind == NL_PROFILE_PARQUET_DIR) {
         json_decref(c.dq);
-        nl_collective_gaps_host(args, call, &c.sel, res); /* spans or events of a host profile: collective_gaps_host.c */
+        nl_collective_gaps_host(args, call, &c.sel, res); /* spans, events or CcOp rows: collective_gaps_host.c */
         nl_select_merge_quality(&c.sel, res);
         nl_select_clear(&c.sel);
         return 0;

@@ -32,6 +32,7 @@ typedef struct ch_call {
     const nl_catalog_file *trace; /* framework: its file */
     const system_model *sm;
     const framework_model *fm;
+    const device_model *dm;     /* a neuron-explorer device profile: its CcOp table */
     gaps_host_inputs in;
     gaps_result *gr;
     int64_t cc_core;
@@ -46,7 +47,8 @@ typedef struct ch_call {
 
 static const char *ch_name(const ch_call *c, uint32_t id)
 {
-    const char *s = c->sm ? strtab_str(system_model_strings(c->sm), id, NULL) : framework_model_str(c->fm, id, NULL);
+    const char *s = c->sm ? strtab_str(system_model_strings(c->sm), id, NULL)
+                  : c->dm ? device_model_str(c->dm, id, NULL) : framework_model_str(c->fm, id, NULL);
     return s ? s : "";
 }
 
@@ -58,20 +60,26 @@ static void ch_quality(ch_call *c, const char *code, const char *severity, const
     json_array_append_new(c->dq, q);
 }
 
-static json_t *ch_units(void)
+static json_t *ch_units(const ch_call *c)
 {
-    return json_pack("{s:s, s:s, s:s, s:s}",
-                     "time", "ns; start_ns / end_ns are the start times of the collectives that open and close a layer, "
-                             "unix ns on the host clock (framework: baseTimeNanoseconds + ts); latencies and gaps are "
-                             "differences of them",
-                     "ratio_to_median", "layer latency / median_ns",
-                     "layers_to_total, window_to_total", "fraction 0..1 of the chosen core's execution window",
+    const char *time = c->dm ? "ns; start_ns / end_ns are the times of the collectives that open and close a layer (CcOp "
+                               "trigger_start_ts, else start_ts), ns from the profile start (first_hw_timestamp); latencies "
+                               "and gaps are differences of them"
+                             : "ns; start_ns / end_ns are the start times of the collectives that open and close a layer, "
+                               "unix ns on the host clock (framework: baseTimeNanoseconds + ts); latencies and gaps are "
+                               "differences of them";
+    return json_pack("{s:s, s:s, s:s, s:s}", "time", time, "ratio_to_median", "layer latency / median_ns",
+                     "layers_to_total, window_to_total", c->dm ? "fraction 0..1 of the profile's total_time (Summary)"
+                                                               : "fraction 0..1 of the chosen core's execution window",
                      "fit", "periodicity fit 0..1 (1 = every layer splits its time the same way)");
 }
 
 static const char *ch_method(const ch_call *c)
 {
-    return c->sm
+    return c->dm
+        ? "gaps between the collective operations of one stream in the CcOp table (trigger_start_ts, else start_ts), A "
+          "per layer after P prologue gaps (formats.md §11.1)"
+        : c->sm
         ? "gaps between the starts of cc_running spans (ntrace.pb) on one physical core, A per layer after P prologue "
           "gaps (formats.md §11.1)"
         : c->in.source == GAPS_HOST_FRAMEWORK_DEVICE
@@ -91,6 +99,10 @@ static json_t *ch_provenance(const ch_call *c)
         if (c->rank->trace_info_pb >= 0)
             json_object_set_new(files, "trace_info.pb",
                                 json_string(nl_catalog_file_at(c->sel->cat, (size_t)c->rank->trace_info_pb)->rel_path));
+    } else if (c->dm) {
+        char dir[4096];
+        nl_catalog_profile_dir_path(c->sel->cat, c->sel->profile, dir, sizeof dir);
+        json_object_set_new(files, "parquet_dir", json_string(dir));
     } else {
         json_object_set_new(files, "trace", json_string(c->trace->rel_path));
     }
@@ -107,6 +119,8 @@ static json_t *ch_provenance(const ch_call *c)
         json_object_set_new(col, "skipped", json_integer((json_int_t)c->in.skipped));
     if (c->in.host_annotations)
         json_object_set_new(col, "host_annotations_not_used", json_integer((json_int_t)c->in.host_annotations));
+    if (c->dm)
+        json_object_set_new(col, "timed_by_trigger_start", json_integer((json_int_t)c->in.triggered));
     json_object_set_new(p, "collectives", col);
     return p;
 }
@@ -117,7 +131,11 @@ static void ch_abstain(ch_call *c)
 {
     char reason[1024], related[512] = "";
     const char *fix;
-    if (c->sm) {
+    if (c->dm) {
+        snprintf(reason, sizeof reason, "the CcOp table of this profile has no collective operation with a stream_id");
+        fix = "Without collectives there is no layer rhythm to measure: use kernel-attribution with group_by layer for "
+              "per-layer time.";
+    } else if (c->sm) {
         size_t used = 0;
         for (size_t i = 0; i < c->in.nrelated && used < sizeof related; i++)
             used += (size_t)snprintf(related + used, sizeof related - used, "%s%s %llu", i ? ", " : "",
@@ -148,6 +166,25 @@ static void ch_lane_list(const ch_call *c, char *buf, size_t cap)
         used += (size_t)snprintf(buf + used, cap - used, "%s%u", i ? ", " : "", c->in.lanes[i].id);
 }
 
+/* The total time the layers are compared with: a system core's execution window, or a device profile's
+ * Summary total_time (seconds). Sets has_total, total_ns and total_source; false when there is none. */
+static bool ch_total_time(ch_call *c)
+{
+    double s;
+    const kvlist *sum = c->dm ? device_model_record_get(c->dm, DEVICE_MODEL_SUMMARY) : NULL;
+    if (c->dm && sum && kvlist_get_num(sum, "total_time", &s) && s > 0) {
+        c->total_ns = (int64_t)llround(s * 1e9);
+        snprintf(c->total_source, sizeof c->total_source, "Summary total_time (%.9g s)", s);
+    } else if (c->sm && gaps_host_exec_window(c->sm, &c->in, c->gr->cc_core, &c->total_ns) && c->total_ns > 0) {
+        snprintf(c->total_source, sizeof c->total_source, "execution window of core %u: first nc_exec_running start to "
+                 "last end (ntrace.pb)", c->gr->cc_core);
+    } else {
+        return false;
+    }
+    c->has_total = true;
+    return true;
+}
+
 static int ch_compute(ch_call *c, nl_tool_result *res)
 {
     gaps_options opt;
@@ -158,10 +195,7 @@ static int ch_compute(ch_call *c, nl_tool_result *res)
     nl_error err;
     nl_error_clear(&err);
     int rc = gaps_compute(c->in.cores, c->in.count, &opt, &c->gr, &err);
-    if (rc == 0 && c->sm && gaps_host_exec_window(c->sm, &c->in, c->gr->cc_core, &c->total_ns) && c->total_ns > 0) {
-        c->has_total = true;
-        snprintf(c->total_source, sizeof c->total_source, "execution window of core %u: first nc_exec_running start to "
-                 "last end (ntrace.pb)", c->gr->cc_core);
+    if (rc == 0 && ch_total_time(c)) {
         gaps_result_free(c->gr);
         c->gr = NULL;
         opt.has_total_time = true;
@@ -193,6 +227,8 @@ static json_t *ch_lane_label(const void *ctx, uint32_t id)
         if (c->sm)
             return json_pack("{s:s, s:I, s:o}", "basis", c->in.lane_basis, "value", (json_int_t)l->id, "nc",
                              l->nc >= 0 ? json_integer(l->nc) : json_null());
+        if (c->dm)
+            return json_pack("{s:s, s:I}", "basis", c->in.lane_basis, "value", (json_int_t)l->id);
         json_t *o = json_pack("{s:s, s:s, s:s}", "basis", c->in.lane_basis, "pid", ch_name(c, l->pid), "tid",
                               ch_name(c, l->tid));
         if (l->name)
@@ -207,7 +243,9 @@ static int ch_shape(ch_call *c, nl_tool_result *res)
     gaps_render_source src = {
         .lane_word = "lane", .choice_auto = "automatic: the lane with most collectives, ties to the highest id",
         .lane_label = ch_lane_label, .label_ctx = c, .has_total = c->has_total, .total_source = c->total_source,
-        .no_total_problem = c->sm ? "no nc_exec_running on the chosen core: the share of its execution window covered "
+        .no_total_problem = c->dm ? "the Summary table has no total_time: the share of the profile covered by the "
+                                    "layers is not computed"
+                          : c->sm ? "no nc_exec_running on the chosen core: the share of its execution window covered "
                                     "by the layers is not computed"
                                   : "a framework trace gives no total time for this lane: the share covered by the "
                                     "layers is not computed"};
@@ -232,7 +270,8 @@ static void ch_text(ch_call *c, nl_tool_result *res)
                          r->skip_prologue, r->consistent ? "" : " — MAPPING INCONSISTENT, see data_quality",
                          (long long)r->median_ns, (long long)r->p90_ns);
         if (n > 0 && (size_t)n < sizeof buf)
-            snprintf(buf + n, sizeof buf - (size_t)n, ". Times unix ns; layers in structuredContent.");
+            snprintf(buf + n, sizeof buf - (size_t)n, ". Times %s; layers in structuredContent.",
+                     c->dm ? "ns from the profile start" : "unix ns");
     }
     res->text = strdup(buf);
 }
@@ -245,19 +284,21 @@ static int ch_run(ch_call *c, nl_tool_result *res)
         return -1;
     c->sm = nl_model_ref_system(c->sel->model);
     c->fm = nl_model_ref_framework(c->sel->model);
-    int rc = c->sm ? gaps_host_from_system(c->sm, &c->in, &err) : gaps_host_from_framework(c->fm, &c->in, &err);
+    c->dm = nl_model_ref_device(c->sel->model);
+    int rc = c->sm ? gaps_host_from_system(c->sm, &c->in, &err)
+           : c->dm ? gaps_host_from_cc_ops(c->dm, &c->in, &err) : gaps_host_from_framework(c->fm, &c->in, &err);
     if (rc)
         return nl_tool_result_error(res, "collective-gaps failed on %s: %s (%s)", c->sel->profile->id, err.message,
                                     nl_error_code_name(err.code)), -1;
     c->out = json_object();
     c->dq = json_array();
     json_object_set_new(c->out, "profile", nl_select_label(c->sel));
-    json_object_set_new(c->out, "units", ch_units());
+    json_object_set_new(c->out, "units", ch_units(c));
     json_object_set_new(c->out, "provenance", ch_provenance(c));
     json_object_set_new(c->out, "data_quality", c->dq); /* c->dq stays a borrowed view */
     if (c->sm)
         nl_select_quality_system(c->sm, c->dq);
-    else
+    else if (c->fm)
         nl_select_quality_framework(c->fm, c->dq);
     if (c->in.source == GAPS_HOST_FRAMEWORK_HOST)
         ch_quality(c, "host_call_times", "info", "the times are when the host thread entered each collective call, not "

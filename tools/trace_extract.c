@@ -1,7 +1,8 @@
 /* trace-extract — MCP tool: a filtered, windowed, sorted, projected page of one profile's timeline, for every
  * kind of rows: instruction, dma and semaphore of a device profile, the spans of a system profile (kind
  * system), the events of a PyTorch/Kineto trace (kind framework), the allocator trace of a PyTorch memory
- * snapshot (kind memory). Kind collective on a device profile is an honest not_available: the full JSON export
+ * snapshot (kind memory), the collective operations of a neuron-explorer profile (kind collective, its CcOp
+ * table). Kind collective on a profile without that table is an honest not_available: the full JSON export
  * has no collective-operation rows.
  *
  * One path for every kind: the profile is selected through select.h (the kind's family narrows the choice;
@@ -42,7 +43,7 @@ static const struct te_kind {
     const timeline_adapter *adapter;
 } te_kinds[] = {
     {"instruction", "device", &timeline_instruction}, {"dma", "device", &timeline_dma},
-    {"collective", "device", NULL}, {"semaphore", "device", &timeline_semaphore},
+    {"collective", "device", &timeline_collective}, {"semaphore", "device", &timeline_semaphore},
     {"system", "system", &timeline_system}, {"framework", "framework", &timeline_framework},
     {"memory", "memory", &timeline_memory},
 };
@@ -110,8 +111,7 @@ static int te_parse_columns(const json_t *args, te_args *a, nl_tool_result *res)
 }
 
 /* Every argument, checked against the kind before a model is read, except that an engine value the kind
- * takes is reported after the model is read, with the values the profile accepts. Kind collective has no
- * rows and no adapter: its arguments are checked as an instruction request's would be. */
+ * takes is reported after the model is read, with the values the profile accepts. */
 static int te_parse(const json_t *args, nl_call *call, const struct te_kind *kind, te_args *a, nl_tool_result *res)
 {
     memset(a, 0, sizeof *a);
@@ -135,13 +135,13 @@ static int te_parse(const json_t *args, nl_call *call, const struct te_kind *kin
     a->cursor = te_str(args, "cursor");
     a->budget = page_budget(args, call);
     nl_error_clear(&a->err);
-    if (timeline_check(kind->adapter ? kind->adapter : &timeline_instruction, &a->req, &a->err)) {
-        a->engine_error = kind->adapter && !strcmp(a->err.field, "engine") &&
+    if (timeline_check(kind->adapter, &a->req, &a->err)) {
+        a->engine_error = !strcmp(a->err.field, "engine") &&
                           (kind->adapter->filters & (1u << TIMELINE_F_ENGINE));
         if (!a->engine_error)
             return nl_tool_result_error(res, "Invalid argument %s: %s.", a->err.field, a->err.message), -1;
     }
-    return kind->adapter ? te_parse_columns(args, a, res) : 0;
+    return te_parse_columns(args, a, res);
 }
 
 /* ---- selection ---------------------------------------------------------------------------------------- */
@@ -497,7 +497,15 @@ static void te_counts(nl_call *call, const nl_select *sel, const timeline_source
     k->eligible = k->rows;
 }
 
-/* kind collective: the full JSON export carries no collective-operation rows. */
+/* Whether the device model has collective-operation rows (a neuron-explorer profile's CcOp table). */
+static bool te_has_collectives(const device_model *m)
+{
+    const table *t = device_model_table_get(m, DEVICE_MODEL_CC_OPS);
+    return t && table_rows(t) > 0;
+}
+
+/* kind collective without CcOp rows: the full JSON export (and a decoded NTFF) has no collective-operation
+ * rows; say what is there instead. */
 static void te_collective(const device_model *m, json_t *out)
 {
     const table *t = device_model_table_get(m, DEVICE_MODEL_DMA);
@@ -573,14 +581,14 @@ static int trace_extract_result(const json_t *args, nl_call *call, nl_select *se
         timeline_source src = sel->model ? te_source(&a, sel) : (timeline_source){kind->adapter, NULL};
         return te_run_error(&src, &a.err, res);
     }
-    const timeline_adapter *ad = kind->adapter ? kind->adapter : &timeline_instruction;
+    const timeline_adapter *ad = kind->adapter;
     json_t *out = te_envelope(sel, ad);
     json_object_set_new(out, "kind", json_string(kind->name));
     json_object_set_new(out, "sort", json_string(timeline_sort_name(a.req.sort)));
     json_object_set_new(out, "filters", te_filters_json(&a.req.filter));
     if (!sel->model) {
         te_abstained(sel, out);
-    } else if (!kind->adapter) {
+    } else if (kind->adapter == &timeline_collective && !te_has_collectives(nl_model_ref_device(sel->model))) {
         te_collective(nl_model_ref_device(sel->model), out);
     } else if (te_rows(call, sel, &a, out, res)) {
         json_decref(out);

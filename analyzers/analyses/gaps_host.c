@@ -68,6 +68,7 @@ const char *gaps_host_source_name(gaps_host_source s)
     case GAPS_HOST_SYSTEM_CC: return "system_cc_running";
     case GAPS_HOST_FRAMEWORK_DEVICE: return "framework_device_kernels";
     case GAPS_HOST_FRAMEWORK_HOST: return "framework_host_annotations";
+    case GAPS_HOST_DEVICE_CC_OPS: return "device_cc_ops";
     default: return "none";
     }
 }
@@ -365,5 +366,36 @@ int gaps_host_from_framework(const framework_model *m, gaps_host_inputs *out, nl
     }
     out->lane_basis = numeric ? "tid" : "thread_index";
     out->source = !out->events ? GAPS_HOST_NONE : device ? GAPS_HOST_FRAMEWORK_DEVICE : GAPS_HOST_FRAMEWORK_HOST;
+    return 0;
+}
+
+/* ---- CcOp table --------------------------------------------------------------------------------------- */
+
+int gaps_host_from_cc_ops(const device_model *m, gaps_host_inputs *out, nl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->lane_basis = "stream_id";
+    const table *t = device_model_table_get(m, DEVICE_MODEL_CC_OPS);
+    size_t rows = t ? table_rows(t) : 0;
+    gh_vec ev = {0};
+    int rc = 0;
+    for (size_t r = 0; !rc && r < rows; r++) {
+        int64_t stream = table_i64(t, DM_CCOP_STREAM_ID, r), trigger = table_i64(t, DM_CCOP_TRIGGER_START, r);
+        if (stream < 0 || stream > (int64_t)UINT32_MAX) {
+            out->skipped++;
+            continue;
+        }
+        out->triggered += trigger > 0;
+        gh_event e = {stream, trigger > 0 ? trigger : table_i64(t, DM_CCOP_START, r), table_str(t, DM_CCOP_OPERATION, r), -1};
+        rc = gh_push(&ev, e, err);
+    }
+    if (!rc)
+        rc = gh_build(&ev, out, err);
+    free(ev.v);
+    if (rc) {
+        gaps_host_inputs_free(out);
+        return -1;
+    }
+    out->source = out->events ? GAPS_HOST_DEVICE_CC_OPS : GAPS_HOST_NONE;
     return 0;
 }

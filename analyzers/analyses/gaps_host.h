@@ -1,5 +1,5 @@
 /* gaps_host — collective-gaps inputs (gaps.h: one start time per collective, per lane) taken from the
- * host-side timelines instead of a show-session dump.
+ * host-side timelines, or from a neuron-explorer profile's CcOp table, instead of a show-session dump.
  *
  *   system profile  the `cc_running` spans of ntrace.pb (a collective running on a core; a hardware event,
  *                   formats.md §9.5), by physical core (device_core_idx), else by nc_idx. The type is found
@@ -13,6 +13,9 @@
  *                   broadcast, all_to_all, alltoall, barrier, send, recv, gather or scatter (a leading '_'
  *                   allowed). record_param_comms wrappers are not counted (they would double every call).
  *                   Device annotations (gpu_user_annotation) are never used.
+ *   CcOp table      one row per collective operation of a neuron-explorer device profile (formats.md §7.3),
+ *                   by stream_id; the time is trigger_start_ts when the row has one (> 0), else start_ts
+ *                   (formats.md §11.1). Times are the device model's: ns from the profile start.
  * Times are unix ns on the host clock (framework: baseTimeNanoseconds + ts), the start of each event.
  * Lane ids (gaps_core_input.id): the core or nc number (system); the numeric tid when every lane's tid is a
  * distinct integer up to GAPS_HOST_TID_MAX (the range collective-gaps' cc_core argument accepts), else the
@@ -29,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "device_model.h"
 #include "framework_model.h"
 #include "gaps.h"
 #include "nl_error.h"
@@ -44,6 +48,7 @@ typedef enum gaps_host_source {
     GAPS_HOST_SYSTEM_CC,         /* cc_running spans of a system profile */
     GAPS_HOST_FRAMEWORK_DEVICE,  /* communication kernels on device streams */
     GAPS_HOST_FRAMEWORK_HOST,    /* <backend>:<collective> annotations on host threads */
+    GAPS_HOST_DEVICE_CC_OPS,     /* CcOp rows of a device profile */
 } gaps_host_source;
 
 typedef struct gaps_host_lane {
@@ -74,6 +79,7 @@ typedef struct gaps_host_inputs {
     uint64_t events;             /* collective events used */
     uint64_t skipped;            /* system: cc_running orphan ends (no begin time) */
     uint64_t host_annotations;   /* framework: host annotations not used because device kernels exist */
+    uint64_t triggered;          /* CcOp: rows timed by trigger_start_ts (the others by start_ts) */
     gaps_host_count names[GAPS_HOST_NAMES_MAX]; /* the collectives used, by name */
     size_t nnames;
     uint64_t other_names;        /* events of names beyond the itemised ones */
@@ -87,6 +93,8 @@ int gaps_host_from_system(const system_model *m, gaps_host_inputs *out, nl_error
     __attribute__((warn_unused_result));
 int gaps_host_from_framework(const framework_model *m, gaps_host_inputs *out, nl_error *err)
     __attribute__((warn_unused_result));
+/* names[] and lanes[] name strtab ids of the device model; triggered counts the rows timed by trigger_start_ts. */
+int gaps_host_from_cc_ops(const device_model *m, gaps_host_inputs *out, nl_error *err) __attribute__((warn_unused_result));
 void gaps_host_inputs_free(gaps_host_inputs *in);
 
 /* Whether name[0..len) is a "<backend>:<collective>" annotation as defined above. */

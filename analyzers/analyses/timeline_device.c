@@ -1,9 +1,10 @@
 /* timeline_device — the timeline adapters (timeline.h) of a device model's rows: kinds instruction (the
- * export's instruction array), dma (its dma array) and semaphore (semaphore_update). See timeline_kinds.h
- * for what each kind's filters match.
+ * export's instruction array), dma (its dma array), semaphore (semaphore_update) and collective (the CcOp
+ * table of a neuron-explorer profile; the JSON export has none). See timeline_kinds.h for what each kind's
+ * filters match.
  *
- * One set of callbacks serves the three kinds; each adapter's `data` is the kind's layout (which table,
- * which columns hold the start, duration, wait and the engine filter's strings). Times are the model's:
+ * One set of callbacks serves the four kinds; each adapter's `data` is the kind's layout (which table,
+ * which columns hold the start, duration, wait, opcode and the engine filter's strings). Times are the model's:
  * ns from the profile start. A row is [timestamp, timestamp + duration); a duration <= 0 (and every
  * semaphore update) is an instant, and an end past INT64_MAX saturates. Every row is a timeline row.
  * Filters on string columns resolve once per dictionary code (open): matching a chunk is a decode of its
@@ -24,20 +25,25 @@ static const char *const dv_canonical_engines[] = {"tensor", "vector", "scalar",
 #define DV_CANONICAL_ENGINES (sizeof dv_canonical_engines / sizeof dv_canonical_engines[0])
 
 /* Where a kind keeps what the filters and sorts read. */
-typedef enum dv_bytes { DV_BYTES_NONE, DV_BYTES_INSTR, DV_BYTES_DMA } dv_bytes;
+typedef enum dv_bytes { DV_BYTES_NONE, DV_BYTES_INSTR, DV_BYTES_DMA, DV_BYTES_CC } dv_bytes;
 typedef struct dv_layout {
     device_model_table table;
     uint32_t ts, dur, wait;  /* DV_NO_COL when the kind has none */
     uint32_t engine, label;  /* string columns the engine filter matches */
+    uint32_t opcode, opcode2; /* string columns the opcode glob matches */
     dv_bytes bytes;
 } dv_layout;
 
 static const dv_layout dv_instr_layout = {DEVICE_MODEL_INSTRUCTIONS, DM_INSTR_TIMESTAMP, DM_INSTR_DURATION,
-                                          DM_INSTR_EVT_WAIT, DM_INSTR_ENGINE, DM_INSTR_LABEL, DV_BYTES_INSTR};
+                                          DM_INSTR_EVT_WAIT, DM_INSTR_ENGINE, DM_INSTR_LABEL, DM_INSTR_OPCODE,
+                                          DM_INSTR_COMPILER_OPCODE, DV_BYTES_INSTR};
 static const dv_layout dv_dma_layout = {DEVICE_MODEL_DMA, DM_DMA_TIMESTAMP, DM_DMA_DURATION, DV_NO_COL, DM_DMA_QUEUE,
-                                        DM_DMA_SUBGROUP, DV_BYTES_DMA};
+                                        DM_DMA_SUBGROUP, DV_NO_COL, DV_NO_COL, DV_BYTES_DMA};
 static const dv_layout dv_sem_layout = {DEVICE_MODEL_SEMAPHORES, DM_SEM_TIMESTAMP, DV_NO_COL, DV_NO_COL, DV_NO_COL,
-                                        DV_NO_COL, DV_BYTES_NONE};
+                                        DV_NO_COL, DV_NO_COL, DV_NO_COL, DV_BYTES_NONE};
+/* a collective waits from its trigger to its start (cc_trigger_start_delay) */
+static const dv_layout dv_cc_layout = {DEVICE_MODEL_CC_OPS, DM_CCOP_START, DM_CCOP_DURATION, DM_CCOP_TRIGGER_DELAY,
+                                       DM_CCOP_TRIGGER_ENGINE, DV_NO_COL, DM_CCOP_OPERATION, DV_NO_COL, DV_BYTES_CC};
 
 /* ---- columns ------------------------------------------------------------------------------------------ */
 
@@ -102,6 +108,33 @@ static const timeline_column dv_sem_columns[SC_COUNT] = {
     [SC_START] = {"start_ns", "update time, ns from profile start", true},
     [SC_SEMAPHORE] = {"semaphore", "semaphore id", true},
     [SC_VALUE] = {"value", "new value", true},
+};
+
+enum {
+    CC_ROW, CC_START, CC_END, CC_DURATION, CC_OPERATION, CC_ALGORITHM, CC_ELEMENTS, CC_DTYPE, CC_BYTES, CC_INPUT,
+    CC_OP_ID, CC_STREAM, CC_STREAM_INDEX, CC_TRIGGER_ENGINE, CC_TRIGGER_START, CC_TRIGGER_DELAY, CC_ALGO_BW, CC_BUS_BW,
+    CC_REPLICA_GROUP, CC_COUNT
+};
+static const timeline_column dv_cc_columns[CC_COUNT] = {
+    [CC_ROW] = {"row", "index in the CcOp table", false},
+    [CC_START] = {"start_ns", "start, ns from profile start", true},
+    [CC_END] = {"end_ns", "end, ns", false},
+    [CC_DURATION] = {"duration_ns", "ns", true},
+    [CC_OPERATION] = {"operation", "AllReduce, AllGather, ...", true},
+    [CC_ALGORITHM] = {"algorithm", "ring, mesh, ...", false},
+    [CC_ELEMENTS] = {"elements", "num_elements", false},
+    [CC_DTYPE] = {"dtype", "element type", false},
+    [CC_BYTES] = {"bytes", "output_size, B", true},
+    [CC_INPUT] = {"input_bytes", "input_size, B", false},
+    [CC_OP_ID] = {"op_id", "operation id", false},
+    [CC_STREAM] = {"stream", "stream_id", true},
+    [CC_STREAM_INDEX] = {"stream_index", "position in its stream", false},
+    [CC_TRIGGER_ENGINE] = {"trigger_engine", "engine that triggered it", true},
+    [CC_TRIGGER_START] = {"trigger_start_ns", "trigger time, ns from profile start", false},
+    [CC_TRIGGER_DELAY] = {"wait_ns", "cc_trigger_start_delay: trigger to start, ns", true},
+    [CC_ALGO_BW] = {"algorithm_bandwidth", "B/s, rounded", false},
+    [CC_BUS_BW] = {"bus_bandwidth", "B/s, rounded", false},
+    [CC_REPLICA_GROUP] = {"replica_group", "ranks taking part", false},
 };
 
 /* ---- cells -------------------------------------------------------------------------------------------- */
@@ -199,6 +232,34 @@ static void dv_sem_cell(const timeline_source *src, int col, size_t row, char *s
     }
 }
 
+static void dv_cc_cell(const timeline_source *src, int col, size_t row, char *scratch, timeline_cell *out)
+{
+    static const uint32_t int_cols[CC_COUNT] = {[CC_START] = DM_CCOP_START, [CC_DURATION] = DM_CCOP_DURATION,
+        [CC_ELEMENTS] = DM_CCOP_ELEMENTS, [CC_BYTES] = DM_CCOP_OUTPUT_SIZE, [CC_INPUT] = DM_CCOP_INPUT_SIZE,
+        [CC_OP_ID] = DM_CCOP_OP_ID, [CC_STREAM] = DM_CCOP_STREAM_ID, [CC_STREAM_INDEX] = DM_CCOP_STREAM_INDEX,
+        [CC_TRIGGER_START] = DM_CCOP_TRIGGER_START, [CC_TRIGGER_DELAY] = DM_CCOP_TRIGGER_DELAY};
+    static const uint32_t str_cols[CC_COUNT] = {[CC_OPERATION] = DM_CCOP_OPERATION, [CC_ALGORITHM] = DM_CCOP_ALGORITHM,
+        [CC_DTYPE] = DM_CCOP_DTYPE, [CC_TRIGGER_ENGINE] = DM_CCOP_TRIGGER_ENGINE, [CC_REPLICA_GROUP] = DM_CCOP_REPLICA_GROUP};
+    const device_model *m = dv_model(src);
+    const table *t = device_model_table_get(m, DEVICE_MODEL_CC_OPS);
+    (void)scratch;
+    double bw;
+    switch (col) {
+    case CC_ROW: timeline_cell_uint(out, TIMELINE_CELL_UINT, row); return;
+    case CC_END: timeline_cell_int(out, table_i64(t, DM_CCOP_END, row)); return;
+    case CC_ALGO_BW: case CC_BUS_BW:
+        bw = table_f64(t, col == CC_ALGO_BW ? DM_CCOP_ALGO_BW : DM_CCOP_BUS_BW, row);
+        if (bw > 0 && bw < 9.2e18)
+            timeline_cell_int(out, (int64_t)(bw + 0.5));
+        return;
+    default: break;
+    }
+    if (str_cols[col])
+        dv_cell_str(m, table_str(t, str_cols[col], row), out);
+    else
+        timeline_cell_int(out, table_i64(t, int_cols[col], row));
+}
+
 /* ---- rows and filters --------------------------------------------------------------------------------- */
 
 typedef struct dv_state {
@@ -269,9 +330,9 @@ static int dv_resolve(dv_state *s, const timeline_source *src, const timeline_fi
 {
     size_t hits = 0;
     if (f->engine) {
-        s->engine_ok = dv_code_map(s, s->lay->engine, f->engine, DV_EXACT_CI, &hits, err);
-        s->label_ok = s->engine_ok ? dv_code_map(s, s->lay->label, f->engine, DV_EXACT_CI, &hits, err) : NULL;
-        if (!s->label_ok)
+        if (!(s->engine_ok = dv_code_map(s, s->lay->engine, f->engine, DV_EXACT_CI, &hits, err)))
+            return -1;
+        if (s->lay->label != DV_NO_COL && !(s->label_ok = dv_code_map(s, s->lay->label, f->engine, DV_EXACT_CI, &hits, err)))
             return -1;
         if (!hits && !(s->lay->bytes == DV_BYTES_INSTR && dv_is_canonical_engine(f->engine))) {
             nl_error_set(err, NL_ERR_ARGUMENT, NULL, -1, "unknown engine '%.64s' for kind %s", f->engine,
@@ -281,10 +342,10 @@ static int dv_resolve(dv_state *s, const timeline_source *src, const timeline_fi
         }
     }
     if (f->opcode_glob) {
-        s->opcode_ok = dv_code_map(s, DM_INSTR_OPCODE, f->opcode_glob, DV_GLOB_CI, &hits, err);
-        s->compiler_ok = s->opcode_ok ? dv_code_map(s, DM_INSTR_COMPILER_OPCODE, f->opcode_glob, DV_GLOB_CI, &hits, err)
-                                      : NULL;
-        if (!s->compiler_ok)
+        if (!(s->opcode_ok = dv_code_map(s, s->lay->opcode, f->opcode_glob, DV_GLOB_CI, &hits, err)))
+            return -1;
+        if (s->lay->opcode2 != DV_NO_COL &&
+            !(s->compiler_ok = dv_code_map(s, s->lay->opcode2, f->opcode_glob, DV_GLOB_CI, &hits, err)))
             return -1;
     }
     if (f->source && !(s->source_ok = dv_code_map(s, DM_INSTR_SOURCE, f->source, DV_SUBSTRING_CI, &hits, err)))
@@ -327,7 +388,8 @@ static void dv_read_bytes(const dv_state *s, size_t base, size_t n, const timeli
         dv_read_column(s, DV_NO_COL, base, n, b);
         return;
     }
-    table_read(s->t, s->lay->bytes == DV_BYTES_DMA ? DM_DMA_TRANSFER_SIZE : instr[0], base, n, b);
+    table_read(s->t, s->lay->bytes == DV_BYTES_DMA ? DM_DMA_TRANSFER_SIZE
+                     : s->lay->bytes == DV_BYTES_CC ? DM_CCOP_OUTPUT_SIZE : instr[0], base, n, b);
     for (size_t k = 1; s->lay->bytes == DV_BYTES_INSTR && k < sizeof instr / sizeof instr[0]; k++) {
         table_read(s->t, instr[k], base, n, out->scratch);
         for (size_t i = 0; i < n; i++)
@@ -382,7 +444,7 @@ static void dv_match(void *state, timeline_filter_id which, size_t base, size_t 
     switch (which) {
     case TIMELINE_F_ENGINE: dv_keep_codes(s, base, n, s->lay->engine, s->engine_ok, s->lay->label, s->label_ok, x, keep); return;
     case TIMELINE_F_OPCODE:
-        dv_keep_codes(s, base, n, DM_INSTR_OPCODE, s->opcode_ok, DM_INSTR_COMPILER_OPCODE, s->compiler_ok, x, keep);
+        dv_keep_codes(s, base, n, s->lay->opcode, s->opcode_ok, s->lay->opcode2, s->compiler_ok, x, keep);
         return;
     case TIMELINE_F_SOURCE: dv_keep_codes(s, base, n, DM_INSTR_SOURCE, s->source_ok, 0, NULL, x, keep); return;
     case TIMELINE_F_LAYER: dv_keep_codes(s, base, n, DM_INSTR_LAYER, s->layer_ok, 0, NULL, x, keep); return;
@@ -413,7 +475,7 @@ static void dv_engines(const timeline_source *src, char *buf, size_t cap)
         dv_list_column(&l, m, t, DM_INSTR_ENGINE);
         dv_list_column(&l, m, t, DM_INSTR_LABEL);
     } else {
-        dv_list_column(&l, m, t, DM_DMA_QUEUE);
+        dv_list_column(&l, m, t, lay->engine);
     }
 }
 
@@ -437,14 +499,12 @@ static const char *dv_empty_hint(const timeline_source *src, const timeline_filt
 /* ---- the adapters ------------------------------------------------------------------------------------- */
 
 #define DV_ALL_FILTERS ((1u << TIMELINE_FILTER_COUNT) - 1u)
-#define DV_FILTERS_ACCEPTED "kind dma accepts engine (queue), window and min_duration_ns, kind semaphore only the window"
-#define DV_SORTS_ACCEPTED "time, duration and bytes for dma, time for semaphore"
 #define DV_UNITS_TIME "ns from the profile start (metadata.first_hw_timestamp)"
 
-#define DV_ADAPTER(name_, layout_, filters_, sorts_, columns_, cell_)                                            \
+#define DV_ADAPTER(name_, layout_, filters_, sorts_, columns_, cell_, filters_accepted_, sorts_accepted_)     \
     {                                                                                                          \
         .kind = name_, .data = &layout_, .filters = filters_, .sorts = sorts_,                                   \
-        .filters_accepted = DV_FILTERS_ACCEPTED, .sorts_accepted = DV_SORTS_ACCEPTED,                          \
+        .filters_accepted = filters_accepted_, .sorts_accepted = sorts_accepted_,                              \
         .cursor_filters = DV_ALL_FILTERS, .columns = columns_,                                                 \
         .ncolumns = sizeof columns_ / sizeof columns_[0], .unix_time = false, .units_time = DV_UNITS_TIME,      \
         .units_opcode = NULL, .left_out_names = NULL, .nleft_out = 0, .engines_note = "", .rows = dv_rows,      \
@@ -454,12 +514,23 @@ static const char *dv_empty_hint(const timeline_source *src, const timeline_filt
 
 const timeline_adapter timeline_instruction =
     DV_ADAPTER("instruction", dv_instr_layout, DV_ALL_FILTERS, (1u << TIMELINE_SORT_COUNT) - 1u, dv_instr_columns,
-               dv_instr_cell);
+               dv_instr_cell, "kind instruction accepts every filter", "time, duration, wait, bytes");
 const timeline_adapter timeline_dma =
     DV_ADAPTER("dma", dv_dma_layout,
-               (1u << TIMELINE_F_ENGINE) | (1u << TIMELINE_F_WINDOW) | (1u << TIMELINE_F_MIN_DURATION),
+               (1u << TIMELINE_F_ENGINE) | (1u << TIMELINE_F_WINDOW) | (1u << TIMELINE_F_MIN_DURATION) |
+                   (1u << TIMELINE_F_MIN_BYTES),
                (1u << TIMELINE_SORT_TIME) | (1u << TIMELINE_SORT_DURATION) | (1u << TIMELINE_SORT_BYTES),
-               dv_dma_columns, dv_dma_cell);
+               dv_dma_columns, dv_dma_cell,
+               "kind dma accepts engine (queue), start_ns / end_ns, min_duration_ns and min_bytes",
+               "time, duration, bytes");
 const timeline_adapter timeline_semaphore =
     DV_ADAPTER("semaphore", dv_sem_layout, 1u << TIMELINE_F_WINDOW, 1u << TIMELINE_SORT_TIME, dv_sem_columns,
-               dv_sem_cell);
+               dv_sem_cell, "kind semaphore accepts only start_ns / end_ns", "time");
+const timeline_adapter timeline_collective =
+    DV_ADAPTER("collective", dv_cc_layout,
+               (1u << TIMELINE_F_ENGINE) | (1u << TIMELINE_F_OPCODE) | (1u << TIMELINE_F_WINDOW) |
+                   (1u << TIMELINE_F_MIN_DURATION) | (1u << TIMELINE_F_MIN_WAIT) | (1u << TIMELINE_F_MIN_BYTES),
+               (1u << TIMELINE_SORT_COUNT) - 1u, dv_cc_columns, dv_cc_cell,
+               "kind collective accepts engine (trigger engine), opcode (a glob on the operation), start_ns / end_ns, "
+               "min_duration_ns, min_wait_ns and min_bytes",
+               "time, duration, wait, bytes");

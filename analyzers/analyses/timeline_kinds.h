@@ -5,6 +5,7 @@
  *   instruction  const device_model *            timeline_device.c      ns from the profile start
  *   dma          const device_model *            timeline_device.c      ns from the profile start
  *   semaphore    const device_model *            timeline_device.c      ns from the profile start
+ *   collective   const device_model *            timeline_device.c      ns from the profile start
  *   system       const system_model *            timeline_system.c      unix ns (host CPU clock)
  *   framework    const framework_model *         timeline_framework.c   unix ns (baseTimeNanoseconds + ts)
  *   memory       const memory_model *            timeline_memory.c      unix ns (allocator time_us × 1000)
@@ -12,9 +13,14 @@
  * What each kind's filters match:
  *   instruction  engine: the engine (subgroup) or timeline label, exact, case-insensitive (the canonical
  *                engines tensor, vector, scalar, gpsimd, sync are accepted even with no row); opcode: a glob
- *                on opcode or compiler_opcode; source, layer: substrings; min_duration_ns, min_wait_ns
- *   dma          engine: the queue name or subgroup; min_duration_ns     sorts: time, duration, bytes
+ *                on opcode or compiler_opcode; source, layer: substrings; min_duration_ns, min_wait_ns,
+ *                min_bytes (HBM + SBUF reads and writes)
+ *   dma          engine: the queue name or subgroup; min_duration_ns; min_bytes (transfer size)
+ *                                                                        sorts: time, duration, bytes
  *   semaphore    the window only                                         sorts: time
+ *   collective   the CcOp rows (Parquet profiles): engine: the trigger engine; opcode: a glob on the operation;
+ *                min_duration_ns, min_wait_ns (cc_trigger_start_delay), min_bytes (output_size)
+ *                                                                        sorts: time, duration, wait, bytes
  *   system       engine: "host" (runtime API spans), "device" or "hardware" (events carrying
  *                nc_timestamp_ns), "nc<N>", "core<N>", "worker<N>", "thread<N>"; opcode: a glob on the
  *                event type name; min_duration_ns (end − start)          sorts: time, duration, bytes
@@ -34,6 +40,7 @@
 extern const timeline_adapter timeline_instruction;
 extern const timeline_adapter timeline_dma;
 extern const timeline_adapter timeline_semaphore;
+extern const timeline_adapter timeline_collective;
 extern const timeline_adapter timeline_system;
 extern const timeline_adapter timeline_framework;
 extern const timeline_adapter timeline_memory;

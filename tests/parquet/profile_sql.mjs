@@ -116,7 +116,8 @@ export function tables(v) {
         CASE WHEN i.pc % 3 = 0 THEN NULL ELSE 2048 * (1 + i.pc % 7) END::BIGINT AS input_size,
         (2048 * (1 + i.pc % 7))::BIGINT AS output_size, (1.5e9 + i.pc)::FLOAT AS algorithm_bandwidth,
         CASE WHEN i.pc % 3 = 0 THEN NULL ELSE 2.5e9 + i.pc END::FLOAT AS bus_bandwidth,
-        (i.timestamp - 20)::BIGINT AS trigger_start_ts, 20::BIGINT AS cc_trigger_start_delay,
+        CASE WHEN i.pc % 10 = 3 THEN NULL ELSE i.timestamp - 20 END::BIGINT AS trigger_start_ts,
+        CASE WHEN i.pc % 10 = 3 THEN NULL ELSE 20 END::BIGINT AS cc_trigger_start_delay,
         NULL::BIGINT AS replica_group_id, '[0,1]' AS replica_group
         FROM (SELECT unnest(instruction) AS i FROM j) WHERE i.opcode = 'EVENT_SEMAPHORE' AND i.pc % 4 = 1`;
     t.CcInstruction = `SELECT (start_ts + 5)::BIGINT AS start_ts, (end_ts - 5)::BIGINT AS end_ts,

@@ -4,7 +4,8 @@
 # neuron-explorer-shaped Parquet profiles from a synthetic export with DuckDB (make_fixtures.mjs), then check
 # the C readers against DuckDB on them: every value of every column (check_values.mjs) and the device model
 # built from each profile directory (check_explorer.mjs); then the tools on those directories against the same
-# tools on the export (tools_vs_export.py, using $NEURONLENS).
+# tools on the export (tools_vs_export.py, using $NEURONLENS), and collective-gaps on the CcOp tables against
+# DuckDB (check_collectives.mjs).
 #
 # Usage: run.sh NL_GEN_PROFILE PARQUET_DUMP EXPLORER_DUMP    (meson passes the built tools)
 # Environment from meson: NL_BUILD_ROOT (fixtures go to $NL_BUILD_ROOT/parquet-fixtures).
@@ -32,3 +33,5 @@ echo "parquet_vs_duckdb: the device model of every variant equals DuckDB's aggre
 # made-up schema drift changes answers on purpose)
 mapfile -t same < <(printf '%s\n' "${dirs[@]}" | grep -v drift)
 /usr/bin/python3 "$HERE/tools_vs_export.py" "$out/gen/profile_nc0.json" "${same[@]}" || exit 1
+# collective-gaps and trace-extract kind collective read the CcOp table: against DuckDB on the same files
+"$node" "$HERE/check_collectives.mjs" "${dirs[@]}" || exit 1

@@ -371,10 +371,10 @@ static void bad_requests_name_the_argument(void **state)
     req = request(DMA, TIMELINE_SORT_TIME, 10);
     req.filter.opcode_glob = "X";
     assert_string_equal(error_field(m, &req, NL_ERR_ARGUMENT, "opcode"), "opcode does not apply to kind dma; kind dma "
-                        "accepts engine (queue), window and min_duration_ns, kind semaphore only the window");
+                        "accepts engine (queue), start_ns / end_ns, min_duration_ns and min_bytes");
     req = request(DMA, TIMELINE_SORT_WAIT, 10);
     assert_string_equal(error_field(m, &req, NL_ERR_ARGUMENT, "sort"), "sort wait is not available for kind dma; "
-                        "accepted: time, duration and bytes for dma, time for semaphore");
+                        "accepted: time, duration, bytes");
     req = request(SEM, TIMELINE_SORT_TIME, 10);
     req.filter.engine = "tensor";
     error_field(m, &req, NL_ERR_ARGUMENT, "engine");
