@@ -132,8 +132,13 @@ static json_t *do_tools_call(nl_server *s, const json_t *id, const json_t *param
     json_t *token = json_object_get(json_object_get(params, "_meta"), "progressToken");
     if (token && !json_is_string(token) && !json_is_integer(token))
         token = NULL;
-    json_t *args_copy = json_is_object(args) ? json_deep_copy(args) : NULL;
-    if (nl_jobs_submit(s->jobs, json_deep_copy(id), json_string_value(name), args_copy, token ? json_deep_copy(token) : NULL)) {
+    json_t *id_copy = json_deep_copy(id), *args_copy = json_is_object(args) ? json_deep_copy(args) : NULL;
+    json_t *token_copy = token ? json_deep_copy(token) : NULL;
+    if (nl_jobs_submit(s->jobs, id_copy, json_string_value(name), args_copy, token_copy)) {
+        /* a refused submit steals nothing (jobs.h): the copies are still ours */
+        json_decref(id_copy);
+        json_decref(args_copy);
+        json_decref(token_copy);
         server_send_error(s, id, RPC_INVALID_REQUEST, "Invalid Request: a request with this id is still in flight", NULL);
     }
     return NULL; /* the worker answers */

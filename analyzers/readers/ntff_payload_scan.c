@@ -340,7 +340,7 @@ int ntff_payload_origin(const ntff_payload *p, size_t core, ntff_origin *out, nl
                 continue;
             out->main_stream[e] = g->main;
             np_rec r = {.off = g->g_end_off};
-            ntff_time t;
+            ntff_time t = {0};
             if (!c->pub.engine_clock[e].present)
                 rc = np_missing_clock(p, ntff_engine_name(e), &r, err);
             else if ((rc = np_time_of(&c->pub.engine_clock[e], g->g_end_ts, &t, p->source, (int64_t)r.off, err)) == 0 &&
@@ -359,7 +359,7 @@ int ntff_payload_origin(const ntff_payload *p, size_t core, ntff_origin *out, nl
             if (!g->has_start)
                 continue;
             np_rec r = {.off = g->min_start_off};
-            ntff_time t;
+            ntff_time t = {0};
             if (!c->pub.engine_clock[e].present)
                 rc = np_missing_clock(p, ntff_engine_name(e), &r, err);
             else if ((rc = np_time_of(&c->pub.engine_clock[e], g->min_start_ts, &t, p->source, (int64_t)r.off,
@@ -412,7 +412,7 @@ static int np_stop(const np_scan *s, uint64_t off, nl_error *err)
 static int np_emit_instr(np_scan *s, unsigned e, const np_open *o, const np_rec *end, uint8_t a, nl_error *err)
 {
     const np_fclock *clk = &s->engine_clock[e];
-    ntff_time ts, te;
+    ntff_time ts = {0}, te = {0}; /* zeroed: gcc -O3 cannot see np_time_slow sets them on success */
     if (np_time(clk, o->ts, &ts, s->p->source, (int64_t)o->off, err) ||
         np_time(clk, end->ts, &te, s->p->source, (int64_t)end->off, err))
         return -1;
@@ -530,7 +530,7 @@ static int np_emit_dma(np_scan *s, unsigned eng, uint64_t start_ts, uint64_t sta
                        nl_error *err)
 {
     const np_fclock *clk = &s->dma_clock[eng];
-    ntff_time ts, te;
+    ntff_time ts = {0}, te = {0}; /* zeroed: gcc -O3 cannot see np_time_slow sets them on success */
     if (np_time(clk, start_ts, &ts, s->p->source, (int64_t)start_off, err) ||
         np_time(clk, r->ts, &te, s->p->source, (int64_t)r->off, err))
         return -1;
@@ -607,7 +607,7 @@ static int np_sem_chunk(void *vctx, const uint8_t *recs, size_t n, uint64_t offs
         }
         if (!clk->src->present)
             return np_missing_clock(s->p, "semaphore records (subfield 6)", &r, err);
-        ntff_time t;
+        ntff_time t = {0};
         ntff_sem_row row;
         if (np_time(clk, r.ts, &t, s->p->source, (int64_t)r.off, err))
             return -1;

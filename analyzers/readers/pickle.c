@@ -924,7 +924,7 @@ static int pk_exec_fill(pickle_reader *r, const pk_op *op, nl_error *err)
     bool batch = op->code == PK_APPENDS || op->code == PK_SETITEMS;
     size_t t, first;
     if (batch) {
-        size_t mark;
+        size_t mark = 0;
         if (pk_top_mark(r, op, &mark, err) != 0)
             return -1;
         if (mark == 0)
@@ -1119,7 +1119,7 @@ static int pk_exec(pickle_reader *r, const pk_op *op, nl_error *err)
     case PK_EMPTY_LIST: return pk_exec_container(r, PK_I_LIST, err);
     case PK_EMPTY_TUPLE: return pk_exec_tuple(r, op, r->n, r->n, err);
     case PK_TUPLE: {
-        size_t mark;
+        size_t mark = 0;
         if (pk_top_mark(r, op, &mark, err) != 0)
             return -1;
         return pk_exec_tuple(r, op, mark + 1, mark, err);

@@ -17,8 +17,9 @@ PROTOCOL = '2025-11-25'
 
 
 class Session:
-    def __init__(self, *args, binary=BINARY, stdin=subprocess.PIPE):
-        self.proc = subprocess.Popen([binary, 'serve', *args], stdin=stdin, stdout=subprocess.PIPE,
+    def __init__(self, *args, binary=BINARY, stdin=subprocess.PIPE, prefix=()):
+        """`prefix`: argv run in front of the binary (a wrapper such as valgrind and its options)."""
+        self.proc = subprocess.Popen([*prefix, binary, 'serve', *args], stdin=stdin, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, bufsize=0)
         self.lines = queue.Queue()
         self.raw = []

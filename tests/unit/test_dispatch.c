@@ -188,6 +188,25 @@ static void tool_call_result_carries_structured_content_and_text(void **state)
     json_decref(m);
 }
 
+/* Regression (found by tests/fuzz/fuzz_rpc): a tools/call whose id is still in flight is refused, and the
+ * copies of its id, arguments and progress token made for the job are released (the ASan build's leak
+ * check fails this test if they are not). */
+static void call_with_an_id_in_flight_is_refused_and_releases_its_copies(void **state)
+{
+    fixture *f = *state;
+    initialize(f);
+    const char *call = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"test_sleep\","
+                       "\"arguments\":{\"ms\":20000},\"_meta\":{\"progressToken\":\"p\"}}}";
+    send_line(f, call);
+    send_line(f, call);
+    json_t *m = next(f);
+    assert_int_equal(error_code(m), -32600);
+    assert_int_equal(json_integer_value(json_object_get(m, "id")), 7);
+    assert_non_null(strstr(json_string_value(json_object_get(json_object_get(m, "error"), "message")), "in flight"));
+    json_decref(m);
+    assert_int_equal(nl_server_pending(f->s), 1); /* the first call still runs; teardown cancels it */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -196,6 +215,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(unknown_method_is_method_not_found, setup, teardown),
         cmocka_unit_test_setup_teardown(invalid_tool_argument_names_the_argument, setup, teardown),
         cmocka_unit_test_setup_teardown(cancelled_call_produces_no_response, setup, teardown),
+        cmocka_unit_test_setup_teardown(call_with_an_id_in_flight_is_refused_and_releases_its_copies, setup, teardown),
         cmocka_unit_test_setup_teardown(tool_call_result_carries_structured_content_and_text, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
