@@ -10,7 +10,7 @@
  * kind's adapter (analyzers/analyses/timeline.h, timeline_kinds.h) before any model is read, the model is
  * loaded (warm from the model cache), the cursor is checked against the query it was issued for, and the
  * timeline engine chooses the page from the row order of (kind, sort) memoized with the model (memo.h:
- * built on the first call, 25-45 ms at 1M rows; a warm page is then a slice of it instead of a ranking of
+ * built on the first call; a warm page is then a slice of it instead of a ranking of
  * every row). When the memo cannot be had, the engine ranks the rows itself: same page either way. Filters
  * are applied per call on top of the order. Rows are added to the result one at a time while its serialized
  * size stays within the byte budget (page.h); a page that cannot hold even one row is an error saying how to

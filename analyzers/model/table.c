@@ -406,8 +406,7 @@ static table_value table_decode(const table *t, const table_seg *s, uint32_t col
 
 /* Cells [off, off + k) of one segment's column, decoded as table_decode does, with the kind, base, width and
  * dictionary read once: with table_decode per cell they are reloaded for every cell (out may alias them, for
- * all the compiler knows), and reading 1M timestamps took 1.8 ms; now 1.1 ms (trace-extract's filter passes
- * and order builds read whole columns). */
+ * all the compiler knows). trace-extract's filter passes and order builds read whole columns this way. */
 static void table_read_seg(const table *t, const table_seg *s, uint32_t col, size_t off, size_t k, table_value *out)
 {
     const void *data = s->data[col];

@@ -1,8 +1,8 @@
 /* json_split — see json_split.h.
  *
  * Why: cutting a 1 GB export between records needs to know, for a byte offset, whether it is inside a
- * string. Only a scan from the start can tell, so this scan must be much cheaper than parsing: it runs at
- * ~4 GB/s on the 2.3 GHz VM of issue 6 (0.25 s CPU for a 1.1 GB export, vs ~1.9 s for the full parse).
+ * string. Only a scan from the start can tell, so this scan must be much cheaper than parsing (several
+ * times faster per byte; bench/RESULTS.md has the numbers).
  *
  * Method (the first stage of simdjson, Langdale & Lemire 2019; SSE2, or AVX2 + PCLMUL when the CPU has
  * them): for each block of 64 bytes, build bit masks of backslashes, quotes and brackets ('{'/'[' and '}'/']', found together by
@@ -40,7 +40,7 @@ static inline uint64_t jsp_eq16(__m128i v, char c)
 #include <immintrin.h>
 #define JSP_AVX2 1
 /* The same masks 32 bytes at a time where the CPU has AVX2 (checked at run time; the build targets the
- * x86-64 baseline). Halves the compare work: the scan of a 1.1 GB export went from 0.25 s to ~0.17 s. */
+ * x86-64 baseline). Halves the compare work. */
 __attribute__((target("avx2,pclmul"))) static inline uint64_t jsp_eq32(__m256i v, char c)
 {
     return (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(c)));

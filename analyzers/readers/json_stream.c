@@ -3,11 +3,8 @@
  * Why not jansson (or any tree parser) for profile exports: a DOM of a 1 GB neuron-profile export takes
  * ~5 GB of RAM (formats.md §4.1; Python's json.load: 4.8 GB and 22-33 s measured) and allocates per value.
  * This tokenizer keeps only the bytes of one unfinished token plus one input chunk, allocates nothing per
- * token, and scans strings 16 bytes at a time, so it runs near memory-scan speed in flat memory. Measured
- * on a 1 GB synthetic export (73 M tokens, 2.3 GHz VM): 1.5 s CPU for the tokenizer alone (~670 MB/s), vs
- * 1.0 s for a bare memchr pass over the same bytes; the whole neuron_json reader ~2.7 s, 63 MB RSS. After the
- * issue 6 round (cold error paths, SWAR digits, see below): reader 1.7-1.9 s CPU on one thread (callgrind:
- * -6.5% instructions), and 1.1 s wall on two threads with neuron_json_par.c splitting the file.
+ * token, and scans strings 16 bytes at a time, so it runs near memory-scan speed in flat memory
+ * (bench/RESULTS.md compares it with a bare memchr pass and with Python's json.load).
  *
  * Buffer: buf[start, end) holds pushed bytes not yet consumed; base is the absolute offset of buf[0].
  * A token is consumed (start moves past it) only when it is complete. If a string, number or literal is
@@ -683,7 +680,7 @@ static int js_number_char(char c)
 
 /* Eight ASCII digits at p (little-endian load) → *out; 0 when some byte is not a digit. SWAR conversion
  * (Lemire, "parse_eight_digits_unrolled"): the 19-digit instruction and DMA ids of an export cost 2 steps
- * instead of 19 loop rounds (js_number was 15% of the reader's instructions under callgrind). */
+ * instead of 19 loop rounds; number conversion is a large share of the reader's work. */
 static inline int js_eight_digits(const char *p, uint64_t *out)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

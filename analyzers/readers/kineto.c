@@ -46,11 +46,8 @@
  * errors are the token path's (tests/unit/test_kineto.c reads with 1-byte chunks, where they always
  * decline, and compares).
  *
- * Cost, on the 0.55 GB synthetic trace (bench/nl-gen-profile --kineto; 1.83 M events, one core, median of
- * 5-7 runs of kineto_dump --read-only): 1.36 s token by token (json_stream about two thirds of it, most on
- * the ~20 tokens of the args each event has and the model ignores); 1.22 s with those skipped in one call;
- * 1.12 s with members read whole. What is left (perf): scanning and converting members and skipped values
- * ~50%, the table append ~12%, this state machine with interning and ts/dur ~12%, read(2) ~6%.
+ * Why members are read whole and ignored args skipped in one call: token by token, most of the work went to
+ * the ~20 tokens of args each event has and the model ignores (profiles in bench/RESULTS.md).
  *
  * Input: the first read decides gzip or raw. Raw bytes are read straight into json_stream's buffer
  * (json_stream_reserve/commit); gzip is inflated into it. A gzip stream that ends early or is corrupt is

@@ -646,12 +646,11 @@ static int nj_queue_of(nj_reader *r, uint32_t subgroup, uint32_t *queue)
  * Why: real exports list a record's keys in a different order every time (Go map order; all 129
  * instruction records of the 1024-column sample differ). Converting each value as its key came made every
  * dispatch on the way (field action, column kind, token kind, intern cache) a branch the CPU could not
- * predict: the same 100 MB export read 65% slower with its keys shuffled (0.17 → 0.28 s on one core). So
+ * predict (bench/RESULTS.md: a shuffled-key export reads markedly slower than an ordered one). So
  * members are looked up in document order (unknown keys noted, containers where a scalar belongs reported,
  * as before), their values held, and converted at the record's end in the order of the field table, the
- * same sequence of branches for every record: 0.28 → 0.25 s on the shuffled export, the ordered one
- * unchanged. The rest of the gap is the key lookup and the value scan meeting keys and value kinds in a
- * random order. Strings are thus interned in field order within a record, on both the token path and the
+ * same sequence of branches for every record. What remains of the gap is the key lookup and the value scan
+ * meeting keys and value kinds in a random order. Strings are thus interned in field order within a record, on both the token path and the
  * fast path, so the model does not depend on which path a record took. A key given twice keeps its last
  * value (the earlier one is not converted). */
 
@@ -884,8 +883,8 @@ static int nj_on_field(nj_reader *r, const json_stream_token *t)
             return nj_context(r, t->offset);
     } else if (r->field) {
         /* The fast path holds ignored fields too (a pointer, converted to nothing in field order) rather
-         * than branching on the field's action for each member in random key order: 255 → 237 ms for a
-         * 100 MB export with Go-order keys, one core. */
+         * than branching on the field's action for each member in random key order, which the CPU cannot
+         * predict on exports with Go-order keys. */
         if (nj_is_begin(t)) {
             if (r->field->action != NJ_IGNORE)
                 return nj_type_error(r, t, "a scalar");
@@ -959,10 +958,8 @@ static int nj_fast_record(nj_reader *r, const json_stream_member *members, size_
 /* Records decoded whole by json_stream_flat_object, fed to the same handlers as tokens would be (so notes,
  * string ids, errors and offsets are exactly those of the token path). Stops at the first record the fast
  * path declines (whitespace inside it, an escaped key, deep nesting, an error, cut by the end of the
- * buffer); json_stream_next takes that one. Measured (issue 6): a whole `call summary` of an 8 MB export
- * 224 M → 185 M instructions under callgrind (with the wide digit counter and the windowed key signature);
- * on the 1 GB export, one core, 1.78 → 1.68 s user. The rest is spread thin (key lookup, value scan, row
- * append, interning: 40-80 instructions per member each), see bench/RESULTS.md. */
+ * buffer); json_stream_next takes that one. Why: it spares the token path's per-token dispatch on the
+ * records that make up nearly all of an export; its measurements are in bench/RESULTS.md. */
 static int nj_fast_records(nj_reader *r)
 {
     json_stream_member members[NJ_FIELDS_MAX];

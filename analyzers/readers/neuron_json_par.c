@@ -53,8 +53,8 @@
 #define NJP_WINDOW_PER_THREAD 4u
 /* Merged pieces between two malloc_trim calls. Why: a piece model is allocated on a worker thread and
  * freed in njp_array_hook; its chunks go back to the worker's glibc arena, which keeps them resident, so
- * the peak RSS of a cold 1 GB `summary` varied 90–101 MB from run to run. Trimming every 8 pieces: 87–91
- * MB, no measurable time (perf stat, 5 runs: 1.60 s both ways); trimming after every piece costs ~4%. */
+ * the peak RSS of a cold 1 GB `summary` varied from run to run. Trimming every 8 pieces keeps it steady at
+ * no measurable cost; trimming after every piece costs a few percent (bench/RESULTS.md). */
 #define NJP_TRIM_EVERY 8u
 /* The scanner reads the file in chunks of NJP_SCAN_CHUNK (a multiple of JSON_SPLIT_BLOCK) and keeps the last
  * NJP_SCAN_KEEP bytes of each ahead of the next, for member names and separators that straddle two chunks
