@@ -18,6 +18,7 @@
 #include "memo.h"
 #include "shape.h"
 #include "summary_system.h"
+#include "ntff_payload.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +39,26 @@ static json_t *analyses_json(const nl_catalog_profile *p)
     for (int a = 0; a < NL_ANALYSIS_COUNT; a++)
         json_object_set_new(o, nl_analysis_name((nl_analysis)a), json_string(nl_readiness_name(p->analyses[a].state)));
     return o;
+}
+
+/* An NTFF without its JSON export: the device numbers come from decoding its payload here. Says how far that
+ * decode is trusted for this file's version and architecture (the decoder's own label) and what only an
+ * export adds. */
+static json_t *ntff_only_note(const nl_catalog *cat, const nl_catalog_profile *p)
+{
+    const nl_catalog_file *f = nl_catalog_file_at(cat, (size_t)p->ntff);
+    ntff_payload_trust trust;
+    ntff_payload_trust_of_header(f->ntff_version, f->instance_type, &trust);
+    char problem[640];
+    snprintf(problem, sizeof problem,
+             "no JSON export next to this NTFF: its instructions, DMA and semaphores are decoded from the NTFF "
+             "itself (v%u, %s), %s; source lines, HLO names and fields only the export carries are absent",
+             (unsigned)f->ntff_version, trust.instance_type[0] ? trust.instance_type : "instance type unknown",
+             trust.label);
+    return shape_quality(trust.level == NTFF_TRUST_VERIFIED ? "info" : "warning", problem,
+                         "for source/layer attribution and a cross-check of the decode, export it with neuron-profile "
+                         "view --output-format json on the Trainium host and put the .json beside the .ntff",
+                         NULL);
 }
 
 /* Data-quality findings of a loaded model (export warnings, missing DMA detail, no source locations). */
@@ -130,10 +151,8 @@ static json_t *device_entry(nl_call *call, const nl_catalog *cat, const nl_catal
     json_object_set_new(o, "analyses", analyses_json(p));
     json_t *dq = json_array();
     shape_catalog_notes(cat, p, dq);
-    if (p->json_export < 0 && p->ntff >= 0)
-        json_array_append_new(dq, shape_quality("info", "no full JSON export next to this NTFF: instruction-level analyses "
-                                                "need one", "summary runs neuron-profile when it is installed here; otherwise "
-                                                "run neuron-profile view --output-format json on the Trainium host", NULL));
+    if (p->json_export < 0 && p->ntff >= 0 && p->analyses[NL_ANALYSIS_SUMMARY].state == NL_READY)
+        json_array_append_new(dq, ntff_only_note(cat, p));
     json_object_set_new(o, "data_quality", dq);
     add_counts(call, cat, p, o);
     json_decref(prov);

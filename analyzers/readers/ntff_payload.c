@@ -589,15 +589,16 @@ static const char np_label_unverified[] =
     "unverified: decoded by the NTFF v5/inf2 layout; no export of this NTFF version and architecture exists to "
     "check the conversion against";
 
-static void np_set_trust(ntff_payload *p)
+void ntff_payload_trust_of_header(uint8_t ntff_version, const char *instance_type, ntff_payload_trust *t)
 {
-    ntff_payload_trust *t = &p->trust;
     memset(t, 0, sizeof *t);
-    t->ntff_version = p->hdr->version;
-    snprintf(t->instance_type, sizeof t->instance_type, "%s", p->hdr->instance_type);
-    size_t k = strcspn(p->hdr->instance_type, ".");
+    if (!instance_type)
+        instance_type = "";
+    t->ntff_version = ntff_version;
+    snprintf(t->instance_type, sizeof t->instance_type, "%s", instance_type);
+    size_t k = strcspn(instance_type, ".");
     if (k < sizeof t->architecture) {
-        memcpy(t->architecture, p->hdr->instance_type, k);
+        memcpy(t->architecture, instance_type, k);
         t->architecture[k] = '\0';
     }
     bool inf2 = strcmp(t->architecture, "inf2") == 0, trn1 = strcmp(t->architecture, "trn1") == 0;
@@ -605,6 +606,12 @@ static void np_set_trust(ntff_payload *p)
     t->label = t->level == NTFF_TRUST_VERIFIED ? np_label_verified : np_label_unverified;
     /* The opcode table was learned on inf2 (NeuronCore-v2, which trn1 shares); trn2 is another generation. */
     t->opcode_names = inf2 || trn1;
+}
+
+static void np_set_trust(ntff_payload *p)
+{
+    ntff_payload_trust *t = &p->trust;
+    ntff_payload_trust_of_header(p->hdr->version, p->hdr->instance_type, t);
     /* The wait is in 1.4 GHz cycles; files whose engine clocks are all the identity (trn2) give no such
      * clock, and there w >> 16 exceeds the gap before most instructions, so it is not taken as a wait. */
     t->evt_wait = false;

@@ -151,6 +151,10 @@ const nl_ntff *ntff_payload_header(const ntff_payload *p);
 size_t ntff_payload_core_count(const ntff_payload *p);
 const ntff_payload_core *ntff_payload_core_at(const ntff_payload *p, size_t core);
 void ntff_payload_trust_get(const ntff_payload *p, ntff_payload_trust *out);
+/* The trust of an NTFF from its header alone (version byte and instance type, NULL = unknown), as the
+ * decoder will state it, except evt_wait (false: it needs the clock tables). For callers that have not
+ * opened the payload, such as orient. */
+void ntff_payload_trust_of_header(uint8_t ntff_version, const char *instance_type, ntff_payload_trust *out);
 /* Byte 0 of instruction slot `slot` of an engine: 0..255, or -1 without that slot. */
 int ntff_payload_slot_opcode(const ntff_payload *p, size_t core, unsigned engine, uint32_t slot);
 /* Read `n` whole 64-byte slots starting at `slot` into buf (n * 64 bytes). -1 when out of range or on I/O. */

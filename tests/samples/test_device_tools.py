@@ -159,6 +159,18 @@ class OrientOnSamples(unittest.TestCase):
         self.assertEqual(ids['neff-ntff/stream_256k_fd1k']['versions']['ntff_version'], 4)
         self.assertEqual(ids['neff-ntff/stream_256k_fd1k']['versions']['instance_type'], 'trn1.2xlarge')
         self.assertEqual(ids['nki-kernel/profile_v6b_exec_2']['pairing'], 'ok')
+        # An NTFF alone is decoded here; the note says so with the decoder's trust for its version and
+        # architecture (only v5 on inf2 reproduces an export: ntff.md), never that an export is needed.
+        for pid, version, arch in [('neff-ntff/stream_256k_fd1k', 4, 'trn1.2xlarge'),
+                                   ('neff-ntff/stream_256k_fd1k_trn2', 5, 'trn2.3xlarge'),
+                                   ('rank0/profile_exec_2', 6, 'trn2.3xlarge')]:
+            notes = [q for q in ids[pid]['data_quality'] if 'decoded from the NTFF itself' in q['problem']]
+            self.assertEqual(len(notes), 1, ids[pid]['data_quality'])
+            self.assertIn('(v%d, %s), unverified:' % (version, arch), notes[0]['problem'])
+            self.assertEqual(notes[0]['severity'], 'warning')
+        for stem in EXPORTS:  # an export is attached: nothing is decoded from the NTFF, no such note
+            dq = ids['neuron-profile-json/' + stem]['data_quality']
+            self.assertFalse([q for q in dq if 'decoded from the NTFF itself' in q['problem']], dq)
         for stem in EXPORTS:
             p = ids['neuron-profile-json/' + stem]
             ref = reference(os.path.join(SAMPLES, 'neuron-profile-json', stem + '.json'))
