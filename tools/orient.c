@@ -18,6 +18,7 @@
 #include "memo.h"
 #include "shape.h"
 #include "summary_system.h"
+#include "summary_program.h"
 #include "ntff_payload.h"
 
 #include <math.h>
@@ -316,9 +317,43 @@ static void parquet_inventory(const nl_catalog *cat, const nl_catalog_profile *p
     explorer_parquet_inventory_free(inv);
 }
 
+/* A NEFF no NTFF pairs with: what the compiler wrote (summary_program), or why it cannot be read. */
+static json_t *program_entry(const nl_catalog *cat, const nl_catalog_profile *p)
+{
+    const nl_catalog_file *f = nl_catalog_file_at(cat, (size_t)p->neff);
+    json_t *o = shape_profile_label(cat, p);
+    json_object_set_new(o, "files", json_pack("{s:s}", "neff", f->rel_path));
+    json_object_set_new(o, "bytes", json_integer((json_int_t)f->size));
+    json_object_set_new(o, "analyses", analyses_json(p));
+    json_t *dq = json_array();
+    shape_catalog_notes(cat, p, dq);
+    nl_error err;
+    nl_error_clear(&err);
+    neff_static *s = neff_static_read(f->path, &err);
+    if (s) {
+        json_t *facts = program_facts_json(s);
+        json_t *brief = json_object(); /* orient's share: what it is; summary has the rest */
+        const char *keep[] = {"neff_uuid", "compiler_version", "target", "instruction_slots", "kernels_total",
+                              "hlo_instructions"};
+        for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+            json_object_set(brief, keep[i], json_object_get(facts, keep[i]));
+        json_object_set_new(o, "program", brief);
+        json_decref(facts);
+        neff_static_free(s);
+    } else {
+        char problem[NL_ERROR_MESSAGE_MAX + 64];
+        snprintf(problem, sizeof problem, "the NEFF cannot be read: %s (%s, byte %lld)", err.message,
+                 nl_error_code_name(err.code), (long long)err.offset);
+        json_array_append_new(dq, shape_quality("error", problem, "copy the NEFF again from the compile cache", f->rel_path));
+    }
+    json_object_set_new(o, "data_quality", dq);
+    return o;
+}
+
 static json_t *item_json(nl_call *call, const nl_catalog *cat, const nl_catalog_profile *p)
 {
     switch (p->kind) {
+    case NL_PROFILE_PROGRAM: return program_entry(cat, p);
     case NL_PROFILE_MEMORY: return memory_entry(call, cat, p);
     case NL_PROFILE_SYSTEM: return system_entry(call, cat, p);
     case NL_PROFILE_FRAMEWORK: return framework_entry(call, cat, p);
@@ -365,8 +400,9 @@ static const char *orient_why(const nl_catalog_profile *p, nl_analysis a)
 {
     switch (a) {
     case NL_ANALYSIS_SUMMARY:
-        return p->kind == NL_PROFILE_MEMORY ? "memory held at the peak and by whom, fragmentation, out-of-memory events"
-                                            : "headline numbers, bottleneck and rule findings";
+        return p->kind == NL_PROFILE_MEMORY    ? "memory held at the peak and by whom, fragmentation, out-of-memory events"
+               : p->kind == NL_PROFILE_PROGRAM ? "what the compiled program holds: kernels, instructions per engine, HLO"
+                                               : "headline numbers, bottleneck and rule findings";
     case NL_ANALYSIS_COLLECTIVE_GAPS: return "per-layer latency from the gaps between collectives";
     default: return "the profile's timeline rows";
     }
@@ -576,7 +612,7 @@ const nl_tool_desc nl_tool_orient = {
         NL_OUT_ENVELOPE "," NL_OUT_LIST ","
         NL_JSON("path": {"type": "string"},
                 "profiles": {"type": "array", "items": {"type": "object", "required": ["id", "kind"],
-                    "properties": {"id": {"type": "string"}, "kind": {"enum": ["device", "system", "framework", "show_session", "memory"]},
+                    "properties": {"id": {"type": "string"}, "kind": {"enum": ["device", "system", "framework", "show_session", "memory", "program"]},
                                    "files": {"type": "object"}, "analyses": {"type": "object"}}}},
                 "next_calls": {"type": "array", "items": {"type": "object"}},
                 "fixes": {"type": "object", "description": "fix for each data-quality code seen in profiles"})

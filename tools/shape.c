@@ -77,7 +77,7 @@ static json_t *host_label(const nl_catalog *cat, const nl_catalog_profile *p)
 json_t *shape_profile_label(const nl_catalog *cat, const nl_catalog_profile *p)
 {
     if (p->kind == NL_PROFILE_SYSTEM || p->kind == NL_PROFILE_FRAMEWORK || p->kind == NL_PROFILE_SHOW_SESSION ||
-        p->kind == NL_PROFILE_MEMORY)
+        p->kind == NL_PROFILE_MEMORY || p->kind == NL_PROFILE_PROGRAM)
         return host_label(cat, p);
     char core[32];
     const nl_catalog_rank *rank = p->rank >= 0 ? nl_catalog_rank_at(cat, (size_t)p->rank) : NULL;

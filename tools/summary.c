@@ -12,6 +12,7 @@
 #include "ntff_payload.h"
 #include "select.h"
 #include "summary_memory.h"
+#include "summary_program.h"
 #include "shape.h"
 #include "summary_kinds.h"
 #include "summary_json.h"
@@ -474,6 +475,7 @@ static int summary_device(nl_call *call, nl_select *sel, nl_tool_result *res)
             return 0;
         }
         summary_crosscheck(call, sel, out);
+        summary_program_attach(call, sel, out, json_object_get(out, "data_quality"));
     }
     text_rendering(out, res);
     res->structured = out;
@@ -500,6 +502,9 @@ static int summary_run(const json_t *args, nl_call *call, nl_tool_result *res)
         break;
     case NL_PROFILE_MEMORY:
         nl_summary_memory(call, &sel, res);
+        break;
+    case NL_PROFILE_PROGRAM:
+        nl_summary_program(call, &sel, res);
         break;
     default:
         summary_device(call, &sel, res);

@@ -441,10 +441,32 @@ static size_t catalog_stem_len(const char *name)
     return n;
 }
 
+static bool catalog_has_ext(const char *name, const char *ext)
+{
+    size_t n = strlen(name), k = strlen(ext);
+    return n > k && strcmp(name + n - k, ext) == 0;
+}
+
+/* For a NEFF root: is `n` an NTFF, or an export named after an NTFF of the directory (x.json beside x.ntff)?
+ * The NTFFs pair with the NEFF by uuid whatever their names, so all are candidates. */
+static bool catalog_neff_companion(const char *n, char *const *names, size_t count)
+{
+    if (catalog_has_ext(n, ".ntff"))
+        return true;
+    if (!catalog_has_ext(n, ".json") && !catalog_has_ext(n, ".json.gz"))
+        return false;
+    size_t ns = catalog_stem_len(n);
+    for (size_t j = 0; j < count; j++)
+        if (catalog_has_ext(names[j], ".ntff") && catalog_stem_len(names[j]) == ns && !strncmp(names[j], n, ns))
+            return true;
+    return false;
+}
+
 /* A file root is catalogued with the files of its directory that belong with it: the same stem under another
  * known extension (x.json beside x.ntff), files named after it (x.show_session.txt, x_trace.txt: a dump of
- * it), and every NEFF (an NTFF pairs with its NEFF by uuid, whatever the NEFF's name). They are marked
- * `companion`; catalog_group keeps only the profiles that use the root. */
+ * it), and every NEFF (an NTFF pairs with its NEFF by uuid, whatever the NEFF's name). For a NEFF root, every
+ * NTFF and the exports named after them, for the same reason. They are marked `companion`; catalog_group
+ * keeps only the profiles that use the root. */
 static void catalog_add_companions(catalog_walk *w)
 {
     nl_catalog *cat = w->cat;
@@ -459,23 +481,26 @@ static void catalog_add_companions(catalog_walk *w)
     catalog_pending d = {.path = dir, .rel = catalog_join("", "")};
     size_t count;
     char **names = catalog_read_names(w, &d, &count);
+    bool root_is_neff = catalog_has_ext(base, ".neff");
     for (size_t i = 0; i < count; i++) {
         const char *n = names[i];
         size_t ns = catalog_stem_len(n);
         bool same_stem = !strncmp(n, base, stem) && strcmp(n, base) != 0 &&
                          (ns == stem || (n[stem] && strchr("._-", n[stem])));
         bool neff = ns != strlen(n) && !strcmp(n + ns, ".neff") && strcmp(n, base) != 0;
+        bool of_neff_root = root_is_neff && !same_stem && catalog_neff_companion(n, names, count);
         struct stat st;
         char *path = catalog_join(d.path, n);
-        if ((same_stem || neff) && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+        if ((same_stem || neff || of_neff_root) && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
             size_t before = cat->file_count;
             catalog_add_file(w, path, n, &st);
             if (cat->file_count > before)
                 cat->files[cat->file_count - 1].companion = true;
         }
         free(path);
-        free(names[i]);
     }
+    for (size_t i = 0; i < count; i++) /* after the loop: catalog_neff_companion reads every name */
+        free(names[i]);
     free(names);
     free(d.path);
     free(d.rel);

@@ -21,8 +21,8 @@
  *   - a full JSON export attached to no NTFF becomes its own profile, named the same way from its stem;
  *     a directory of `*.parquet` files becomes one profile named by the directory (`.` for the root).
  *   - a capture directory with ntrace.pb and trace_info.pb is the system profile `rank<R>/system`; a Kineto
- *     trace, a summary-json file, a show-session dump and an allocator snapshot are profiles named by their
- *     relative path.
+ *     trace, a summary-json file, a show-session dump, an allocator snapshot and a NEFF no NTFF pairs with
+ *     (a program profile: what the compiler wrote, no run) are profiles named by their relative path.
  *   - when the root is a file, its directory is searched for the files that belong with it (same stem, and
  *     NEFFs to pair by uuid); only the profiles that use the root file are kept.
  *   - a clash (same id twice) gets `~2`, `~3`, ... appended in path order. */
@@ -145,6 +145,7 @@ typedef enum nl_profile_kind {
     NL_PROFILE_SHOW_SESSION,   /* a show-session dump (text or -j): id = its path */
     NL_PROFILE_PARQUET_DIR,    /* a directory of explorer Parquet tables: id = the directory */
     NL_PROFILE_MEMORY,         /* a PyTorch allocator snapshot: id = its path */
+    NL_PROFILE_PROGRAM,        /* a NEFF no NTFF here pairs with (the compiled program, no run): id = its path */
     NL_PROFILE_KIND_COUNT
 } nl_profile_kind;
 

@@ -411,10 +411,15 @@ static void group_device_profiles(nl_catalog *cat)
         group_pair(cat, p, &g);
     }
     for (size_t k = 0; k < g.count; k++)
-        if (!g.used[g.idx[k]])
-            catalog_note(cat, NL_NOTE_NEFF_WITHOUT_NTFF, NL_NOTE_INFO, cat->files[g.idx[k]].rel_path,
-                         "capture a device profile of this NEFF to analyze it",
-                         "NEFF uuid %s has no NTFF here", cat->files[g.idx[k]].uuid_hex);
+        if (!g.used[g.idx[k]]) {
+            const nl_catalog_file *f = &cat->files[g.idx[k]];
+            catalog_note(cat, NL_NOTE_NEFF_WITHOUT_NTFF, NL_NOTE_INFO, f->rel_path,
+                         "capture a device profile of this NEFF for its run; summary reads what the NEFF says by "
+                         "itself", "NEFF uuid %s has no NTFF here", f->uuid_hex);
+            nl_catalog_profile *p = group_new_profile(cat, NL_PROFILE_PROGRAM, f); /* what the NEFF says alone */
+            p->file = p->neff = (int)g.idx[k];
+            p->id = catalog_strdup(cat, f->rel_path);
+        }
     free(g.idx);
     free(g.used);
 }

@@ -18,6 +18,8 @@
  *   Parquet directory                            summary, trace-extract, kernel-attribution: ready; collective-gaps:
  *                                                ready when a CcOp or CcInstruction table is there
  *   allocator snapshot                           summary: ready; the rest: unsupported
+ *   program (a NEFF no NTFF pairs with)          summary: ready (what the NEFF says statically); the rest:
+ *                                                unsupported (no run)
  * Choosing (nl_catalog_choose): the id asked for, or the only profile the analysis can read, or the only
  * profile there is; every failure is one sentence that lists the profiles with their kinds, worded the same
  * for every tool. */
@@ -35,6 +37,7 @@ const char *nl_profile_kind_family(nl_profile_kind kind)
     case NL_PROFILE_FRAMEWORK: return "framework";
     case NL_PROFILE_SHOW_SESSION: return "show_session";
     case NL_PROFILE_MEMORY: return "memory";
+    case NL_PROFILE_PROGRAM: return "program";
     default: return "device";
     }
 }
@@ -46,6 +49,7 @@ const char *nl_profile_kind_name(nl_profile_kind kind)
         [NL_PROFILE_SYSTEM] = "system",         [NL_PROFILE_FRAMEWORK] = "framework",
         [NL_PROFILE_SUMMARY_JSON] = "summary_json", [NL_PROFILE_SHOW_SESSION] = "show_session",
         [NL_PROFILE_PARQUET_DIR] = "parquet",    [NL_PROFILE_MEMORY] = "memory_snapshot",
+        [NL_PROFILE_PROGRAM] = "neff",
     };
     return (unsigned)kind < NL_PROFILE_KIND_COUNT ? names[kind] : "invalid";
 }
@@ -75,6 +79,7 @@ static const char *ready_kind_label(const nl_catalog_profile *p)
     case NL_PROFILE_PARQUET_DIR: return "device, parquet tables";
     case NL_PROFILE_SHOW_SESSION: return "show-session dump";
     case NL_PROFILE_MEMORY: return "memory snapshot";
+    case NL_PROFILE_PROGRAM: return "program, NEFF without a trace";
     case NL_PROFILE_DEVICE: return p->json_export >= 0 ? "device" : "device, NTFF only";
     default: return nl_profile_kind_family(p->kind);
     }
@@ -244,6 +249,12 @@ static void ready_profile(nl_catalog *cat, nl_catalog_profile *p)
                   "the device timeline use the rank's device profile");
         ready_set(p, NL_ANALYSIS_SUMMARY, NL_READY, NULL, NULL);
         ready_set(p, NL_ANALYSIS_TRACE_EXTRACT, NL_READY, NULL, NULL);
+        return;
+    case NL_PROFILE_PROGRAM:
+        ready_all(p, NL_UNSUPPORTED, "a NEFF is the compiled program: it holds no trace of a run (no times, waits or "
+                  "collectives)", "capture a device profile of it (NEURON_RT_INSPECT_ENABLE=1, or neuron-profile "
+                  "capture -n <file.neff>) and put the NTFF beside it; summary reads what the NEFF says by itself");
+        ready_set(p, NL_ANALYSIS_SUMMARY, NL_READY, NULL, NULL);
         return;
     default: return;
     }
