@@ -465,7 +465,8 @@ static bool catalog_neff_companion(const char *n, char *const *names, size_t cou
 /* A file root is catalogued with the files of its directory that belong with it: the same stem under another
  * known extension (x.json beside x.ntff), files named after it (x.show_session.txt, x_trace.txt: a dump of
  * it), and every NEFF (an NTFF pairs with its NEFF by uuid, whatever the NEFF's name). For a NEFF root, every
- * NTFF and the exports named after them, for the same reason. They are marked `companion`; catalog_group
+ * NTFF and the exports named after them, for the same reason; for a Parquet table, every other table of its
+ * directory (one profile is the directory's tables). They are marked `companion`; catalog_group
  * keeps only the profiles that use the root. */
 static void catalog_add_companions(catalog_walk *w)
 {
@@ -481,7 +482,7 @@ static void catalog_add_companions(catalog_walk *w)
     catalog_pending d = {.path = dir, .rel = catalog_join("", "")};
     size_t count;
     char **names = catalog_read_names(w, &d, &count);
-    bool root_is_neff = catalog_has_ext(base, ".neff");
+    bool root_is_neff = catalog_has_ext(base, ".neff"), root_is_table = catalog_has_ext(base, ".parquet");
     for (size_t i = 0; i < count; i++) {
         const char *n = names[i];
         size_t ns = catalog_stem_len(n);
@@ -489,9 +490,10 @@ static void catalog_add_companions(catalog_walk *w)
                          (ns == stem || (n[stem] && strchr("._-", n[stem])));
         bool neff = ns != strlen(n) && !strcmp(n + ns, ".neff") && strcmp(n, base) != 0;
         bool of_neff_root = root_is_neff && !same_stem && catalog_neff_companion(n, names, count);
+        bool sibling_table = root_is_table && catalog_has_ext(n, ".parquet") && strcmp(n, base) != 0;
         struct stat st;
         char *path = catalog_join(d.path, n);
-        if ((same_stem || neff || of_neff_root) && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+        if ((same_stem || neff || of_neff_root || sibling_table) && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
             size_t before = cat->file_count;
             catalog_add_file(w, path, n, &st);
             if (cat->file_count > before)
@@ -646,6 +648,10 @@ nl_catalog *nl_catalog_scan(const char *path, const nl_catalog_limits *lim, nl_e
     while (n > 1 && base[n - 1] == '/')
         base[--n] = '\0';
     cat->root_name = catalog_strdup(cat, catalog_basename(base));
+    char *slash = strrchr(base, '/');
+    if (slash)
+        *slash = '\0';
+    cat->root_dir_name = catalog_strdup(cat, slash ? catalog_basename(base) : ".");
     free(base);
     if (lim)
         cat->lim = *lim;

@@ -19,7 +19,8 @@
  *   - any other NTFF gets `<dir>/<ntff-stem>` with <dir> relative to the scanned root (just the stem at
  *     the root). Example: `neff-ntff/stream_256k_fd1k`.
  *   - a full JSON export attached to no NTFF becomes its own profile, named the same way from its stem;
- *     a directory of `*.parquet` files becomes one profile named by the directory (`.` for the root).
+ *     a directory of `*.parquet` files becomes one profile named by the directory (the root's own name at the
+ *     root; a table given as the root stands for its directory's tables, named by that directory).
  *   - a capture directory with ntrace.pb and trace_info.pb is the system profile `rank<R>/system`; a Kineto
  *     trace, a summary-json file, a show-session dump, an allocator snapshot and a NEFF no NTFF pairs with
  *     (a program profile: what the compiler wrote, no run) are profiles named by their relative path.

@@ -675,7 +675,9 @@ static void group_parquet(nl_catalog *cat)
                 found = (int)k;
         if (found < 0) {
             nl_catalog_profile *p = group_new_profile(cat, NL_PROFILE_PARQUET_DIR, f);
-            p->id = dl ? p->dir : catalog_strdup(cat, cat->root_name && cat->root_name[0] ? cat->root_name : ".");
+            /* at the root: the root directory's name, or for a table given as the root, its directory's */
+            const char *name = cat->root_is_dir ? cat->root_name : cat->root_dir_name;
+            p->id = dl ? p->dir : catalog_strdup(cat, name && name[0] ? name : ".");
             found = (int)(cat->profile_count - 1);
             cat->profiles[found].bad_table = -1;
             cat->profiles[found].file = (int)i; /* the first table, in path order */

@@ -24,6 +24,7 @@ typedef struct catalog_idset {
 struct nl_catalog {
     char *root;
     const char *root_name;     /* last component of the resolved root ("." and symlinks resolved) */
+    const char *root_dir_name; /* last component of the resolved root's directory ("" for "/") */
     bool root_is_dir;
     nl_catalog_limits lim;
     bool truncated;

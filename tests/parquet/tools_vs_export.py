@@ -116,6 +116,18 @@ def main():
                 compared += 1
         if tool == 'summary' and not a.get('findings'):
             problems.append('summary of the export has no findings: the comparison would prove little')
+    # One table given as the path stands for its directory: same profile id, same answer.
+    for d in dirs:
+        whole = call('summary', {'path': d})
+        for table in ('Instruction.parquet', 'Summary.parquet'):
+            one = call('summary', {'path': os.path.join(d, table)})
+            if one['profile'] != whole['profile']:
+                problems.append('summary on %s/%s names profile %s, the directory %s'
+                                % (os.path.basename(d), table, one['profile'], whole['profile']))
+            strip = lambda r: {k: v for k, v in r.items() if k != 'provenance'}  # noqa: E731 (names the root)
+            if strip(one) != strip(whole):
+                problems.append('summary on %s/%s differs from the directory\'s' % (os.path.basename(d), table))
+            compared += 1
     for p in problems:
         print(p)
     print('tools_vs_export: %d results compared, %d differences beyond the expected ones (%s)'
