@@ -24,6 +24,7 @@
  *   Warning              → warnings; Flow, TensorInfo, CcOp, CcInstruction, OpcodeSummary, SchemaFields,
  *                          SystemProfileEvents, KernelInstructions, KernelStackFrames → the tables of the same
  *                          names (device_model.h), column for column
+ *   ThrottleSummary      → Summary keys throttle_<type>_active_time_nc<N>_percent / _ns (ep_read_throttle)
  *   Summary, Metadata, NeffHeader → the singleton records, every column of the first row (null = absent);
  *                          Summary `*_percent` read as fractions, or divided by 100 when any value exceeds 1
  *                          (mbu_min_read_util and avg_util_limit may exceed 1 as fractions: not evidence)
@@ -83,6 +84,8 @@ static bool ep_is_source(const ep_field *f)
 #define EP_C(n, c) {n, EP_COL, c}
 #define EP_X(n) {n, EP_IGNORE, 0}
 #define EP_RECORD 0x100 /* spec target: EP_RECORD + device_model_record */
+#define EP_THROTTLE 0x200 /* spec target: ThrottleSummary rows → Summary keys (ep_read_throttle) */
+#define EP_THROTTLE_ROWS_MAX 65536u /* (core, throttle type) rows read: a real table has a few dozen */
 #define EP_FIELDS_MAX 64u
 
 static const ep_field ep_instr_fields[] = {
@@ -225,6 +228,12 @@ typedef struct ep_spec {
     uint64_t flags; /* DM_DMA_F_* set on every row */
 } ep_spec;
 
+/* ThrottleSummary's columns (formats.md §7.3); the last is known but not read (no Summary key holds it). */
+static const ep_field ep_throttle_fields[] = {
+    EP_X("nc_idx"), EP_X("throttle_type"), EP_X("throttle_active_time_ns"), EP_X("throttle_active_time_percent"),
+    EP_X("max_achievable_util_with_throttling_percent"),
+};
+
 #define EP_SPEC(n, t, f, fl) {n, t, f, sizeof f / sizeof f[0], fl}
 #define EP_REC(n, r) {n, EP_RECORD + (r), NULL, 0, 0}
 
@@ -233,6 +242,7 @@ static const ep_spec ep_specs[] = {
     EP_REC("Metadata", DEVICE_MODEL_METADATA),
     EP_REC("NeffHeader", DEVICE_MODEL_NEFF_HEADER),
     EP_REC("Summary", DEVICE_MODEL_SUMMARY),
+    EP_SPEC("ThrottleSummary", EP_THROTTLE, ep_throttle_fields, 0), /* after Summary: uses its percent scale */
     EP_SPEC("Instruction", DEVICE_MODEL_INSTRUCTIONS, ep_instr_fields, 0),
     EP_SPEC("DmaPacket", DEVICE_MODEL_DMA, ep_packet_fields, 0),
     EP_SPEC("DmaPacketAggregated", DEVICE_MODEL_DMA, ep_aggregated_fields, DM_DMA_F_AGGREGATED),
@@ -278,7 +288,7 @@ static const ep_spec *ep_spec_find(const char *name)
 
 static bool ep_spec_knows(const ep_spec *s, const char *column)
 {
-    if (s->target >= EP_RECORD)
+    if (s->target >= EP_RECORD && s->target < EP_THROTTLE)
         return true; /* records keep every column */
     for (size_t i = 0; i < s->nfields; i++)
         if (strcmp(s->fields[i].name, column) == 0)
@@ -1327,6 +1337,108 @@ static int ep_read_record(ep_reader *r, const explorer_parquet_table *t, uint32_
     return rc;
 }
 
+/* ---- ThrottleSummary ---- */
+
+/* Why into Summary: the JSON export keeps throttling in Summary keys (`throttle_<t>_active_time_nc<N>_percent`,
+ * formats.md §4), and the Explorer rule reads them there (device_summary rule_throttle); the Parquet schema
+ * keeps it in ThrottleSummary rows (nc_idx, throttle_type, throttle_active_time_ns/_percent). Each row becomes
+ * the export's key for its percent, scaled as the Summary's percents were (or, without them, divided by 100
+ * when above 1), and `throttle_<t>_active_time_nc<N>_ns` for its time when present. */
+static int ep_throttle_key(ep_reader *r, kvlist *l, const char *key, double v, bool fraction, bool float32)
+{
+    kvlist_entry e = {0};
+    char text[48];
+    int len = ep_double_text(v, float32, text, sizeof text);
+    e.kind = KVLIST_DOUBLE;
+    e.num = strtod(text, NULL);
+    if (!fraction) {
+        e.kind = KVLIST_INT;
+        e.i = (int64_t)v;
+        e.u = (uint64_t)e.i;
+        e.num = v;
+        len = snprintf(text, sizeof text, "%lld", (long long)e.i);
+    }
+    if (strtab_intern(r->strings, key, strlen(key), &e.key, r->err) != 0 ||
+        strtab_intern(r->strings, text, (size_t)len, &e.text, r->err) != 0)
+        return -1;
+    return kvlist_set(l, &e, r->err);
+}
+
+static int ep_throttle_row(ep_reader *r, kvlist *l, const parquet_chunk c[4], size_t row)
+{
+    if ((c[0].valid && !c[0].valid[row]) || (c[1].valid && !c[1].valid[row]))
+        return 0; /* no core or no type: no key to name */
+    parquet_bytes type = parquet_chunk_bytes(&c[1], row);
+    char key[192];
+    if (c[3].column && (!c[3].valid || c[3].valid[row])) {
+        double pct = c[3].f64[row];
+        bool float32 = c[3].column->type == PARQUET_FLOAT;
+        if (r->inv->percent == EXPLORER_PARQUET_PERCENT_SCALED ||
+            (r->inv->percent == EXPLORER_PARQUET_PERCENT_NONE && pct > 1.0 + 1e-9)) {
+            char text[48]; /* the value written (a FLOAT's decimal), then scaled, as ep_summary_percent does */
+            ep_double_text(pct, float32, text, sizeof text);
+            pct = strtod(text, NULL) / 100.0;
+            float32 = false;
+        }
+        snprintf(key, sizeof key, "throttle_%.*s_active_time_nc%lld_percent", (int)(type.len < 64 ? type.len : 64),
+                 (const char *)type.ptr, (long long)c[0].i64[row]);
+        if (ep_throttle_key(r, l, key, pct, true, float32) != 0)
+            return -1;
+    }
+    if (c[2].column && (!c[2].valid || c[2].valid[row])) {
+        snprintf(key, sizeof key, "throttle_%.*s_active_time_nc%lld_ns", (int)(type.len < 64 ? type.len : 64),
+                 (const char *)type.ptr, (long long)c[0].i64[row]);
+        if (ep_throttle_key(r, l, key, (double)c[2].i64[row], false, false) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int ep_throttle_part(ep_reader *r, kvlist *l, size_t *rows)
+{
+    static const char *const names[4] = {"nc_idx", "throttle_type", "throttle_active_time_ns",
+                                         "throttle_active_time_percent"};
+    static const parquet_want wants[4] = {PARQUET_WANT_I64, PARQUET_WANT_BYTES, PARQUET_WANT_I64, PARQUET_WANT_F64};
+    long col[4];
+    for (int k = 0; k < 4; k++)
+        col[k] = parquet_find_column(r->pf, names[k]);
+    if (col[0] < 0 || col[1] < 0)
+        return 0; /* without the core and the type no row can be named; the columns are listed as missing */
+    parquet_chunk c[4];
+    for (int k = 0; k < 4; k++)
+        parquet_chunk_init(&c[k]);
+    int rc = 0;
+    for (size_t g = 0; rc == 0 && g < parquet_row_groups(r->pf) && *rows < EP_THROTTLE_ROWS_MAX; g++) {
+        for (int k = 0; rc == 0 && k < 4; k++)
+            if (col[k] >= 0)
+                rc = parquet_read_chunk(r->pf, g, (size_t)col[k], wants[k], &c[k], r->err);
+        for (size_t i = 0; rc == 0 && i < c[0].rows && *rows < EP_THROTTLE_ROWS_MAX; i++, (*rows)++)
+            rc = ep_throttle_row(r, l, c, i);
+    }
+    for (int k = 0; k < 4; k++)
+        parquet_chunk_close(&c[k]);
+    return rc;
+}
+
+static int ep_read_throttle(ep_reader *r, const explorer_parquet_table *t, uint32_t scope)
+{
+    kvlist *l = device_model_record_mut(r->m, DEVICE_MODEL_SUMMARY, r->err);
+    if (!l)
+        return -1;
+    size_t rows = 0;
+    for (size_t p = 0; p < t->files; p++) {
+        r->path = t->paths[p];
+        if (ep_poll(r) != 0 || parquet_open(r->path, &r->pf, r->err) != 0)
+            return -1;
+        int rc = ep_throttle_part(r, l, &rows);
+        parquet_close(r->pf);
+        r->pf = NULL;
+        if (rc != 0)
+            return -1;
+    }
+    return device_model_add_note(r->m, DEVICE_MODEL_NOTE_ARRAY_READ, 0, scope, rows, r->err);
+}
+
 /* ---- tables ---- */
 
 static int ep_read_table(ep_reader *r, const explorer_parquet_table *t)
@@ -1334,6 +1446,8 @@ static int ep_read_table(ep_reader *r, const explorer_parquet_table *t)
     uint32_t scope;
     if (strtab_intern(r->strings, t->name, strlen(t->name), &scope, r->err) != 0)
         return -1;
+    if (r->spec->target == EP_THROTTLE)
+        return ep_read_throttle(r, t, scope);
     bool record = r->spec->target >= EP_RECORD;
     if (!record) {
         r->target = (device_model_table)r->spec->target;

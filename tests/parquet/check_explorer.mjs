@@ -27,7 +27,7 @@ function listTables(dir) {
     return new Map([...byTable.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([k, v]) => [k, v.map((x) => x.file)]));
 }
 
-const modelled = ['Metadata', 'NeffHeader', 'Summary', 'Instruction', 'DmaPacket', 'DmaPacketAggregated', 'ActiveTime',
+const modelled = ['Metadata', 'NeffHeader', 'Summary', 'ThrottleSummary', 'Instruction', 'DmaPacket', 'DmaPacketAggregated', 'ActiveTime',
     'SemaphoreUpdate', 'Warning', 'Flow', 'TensorInfo', 'CcOp', 'CcInstruction', 'OpcodeSummary', 'SchemaFields',
     'SystemProfileEvents', 'KernelInstructions', 'KernelStackFrames'];
 
@@ -236,6 +236,19 @@ async function check(dir) {
         for (const f of files) for (const r of await db.rows(`DESCRIBE SELECT * FROM read_parquet(${sqlString(f)})`)) cols.add(r.column_name);
         inv.push({ name: t, files: files.length, rows: await rowsOf(t), modelled: modelled.includes(t), columns: cols.size,
             unknown: expect.unknown_columns[t] || [] });
+    }
+    // ThrottleSummary rows → Summary keys, scaled as the Summary's percents (explorer_parquet.c ep_read_throttle)
+    if (has('ThrottleSummary')) {
+        const f32 = (await db.rows(`SELECT typeof(throttle_active_time_percent) AS t FROM ${src('ThrottleSummary')} LIMIT 1`))[0]?.t === 'FLOAT';
+        for (const r of await db.rows(`SELECT nc_idx, throttle_type, throttle_active_time_ns AS ns, throttle_active_time_percent AS pct
+                                       FROM ${src('ThrottleSummary')} WHERE nc_idx IS NOT NULL AND throttle_type IS NOT NULL`)) {
+            if (r.pct !== null) {
+                let v = f32 ? shortestFloat(r.pct) : r.pct;
+                if (percent === 'scaled' || (percent === 'none' && v > 1 + 1e-9)) v = v / 100;
+                out.summary[`throttle_${r.throttle_type}_active_time_nc${r.nc_idx}_percent`] = v;
+            }
+            if (r.ns !== null) out.summary[`throttle_${r.throttle_type}_active_time_nc${r.nc_idx}_ns`] = String(r.ns);
+        }
     }
     out.notes = notes;
     out.tables = inv;

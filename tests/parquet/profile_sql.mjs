@@ -151,6 +151,7 @@ export function tables(v) {
     t.KernelStackFrames = `SELECT k::BIGINT AS stack_frame_id, 'kernels.attn.f' || k AS fully_qualified_function_name,
         CASE WHEN k = 0 THEN NULL ELSE k - 1 END::BIGINT AS parent_stack_frame_id, 0::BIGINT AS pcore_idx,
         'kernels/attn.py' AS file_path, (10 * k)::BIGINT AS line_number FROM range(4) r(k)`;
+    t.ThrottleSummary = throttleSummary(pct);
     if (v.drift) t.FutureTable = `SELECT k::BIGINT AS a, 'x' || k AS b FROM range(10) r(k)`;
     if (v.shift) {
         for (const [name, cols] of Object.entries(deviceTimes)) {
@@ -162,13 +163,32 @@ export function tables(v) {
 }
 
 // The Summary's columns: the export's summary keys minus strings, nc_idx, nd_idx and throttle keys
-// (formats.md §7.3). Call once after loading the export into table j.
+// (formats.md §7.3); the throttle keys throttle_<t>_active_time_nc<N>_percent become ThrottleSummary rows.
+// Call once after loading the export into table j.
 let summaryColumns = [];
+let throttleKeys = [];
+let numericKeys = [];
 export async function loadSummaryColumns(db) {
-    summaryColumns = (await db.rows(`DESCRIBE (SELECT unnest(summary, recursive := true) FROM j)`))
-        .filter((r) => r.column_type !== 'VARCHAR' && !['nc_idx', 'nd_idx'].includes(r.column_name) &&
-            !r.column_name.startsWith('throttle'))
-        .map((r) => r.column_name);
+    const all = (await db.rows(`DESCRIBE (SELECT unnest(summary, recursive := true) FROM j)`))
+        .filter((r) => r.column_type !== 'VARCHAR' && !['nc_idx', 'nd_idx'].includes(r.column_name));
+    numericKeys = all.map((r) => r.column_name);
+    summaryColumns = numericKeys.filter((c) => !c.startsWith('throttle'));
+    throttleKeys = all.map((r) => r.column_name.match(/^throttle_(.+)_active_time_nc(\d+)_percent$/))
+        .filter((m) => m).map((m) => ({ key: m[0], type: m[1], nc: Number(m[2]) }));
+}
+// One row per (core, throttle type) of the export's summary; no per-type time is in the export (null).
+function throttleSummary(pct) {
+    const limit = (k) => numericKeys.includes(k) ? k : null;
+    const rows = throttleKeys.map(({ key, type, nc }) => {
+        const lim = `throttle_${type}_avg_util_limit_nc${nc}_percent`;
+        return `SELECT ${nc}::BIGINT AS nc_idx, '${type}' AS throttle_type, NULL::BIGINT AS throttle_active_time_ns,
+            (s.${key} * ${pct})::FLOAT AS throttle_active_time_percent,
+            ${limit(lim) ? `(s.${lim} * ${pct})::FLOAT` : 'NULL::FLOAT'} AS max_achievable_util_with_throttling_percent
+            FROM (SELECT unnest(summary) AS s FROM j)`;
+    });
+    return rows.length ? rows.join(' UNION ALL ') : `SELECT NULL::BIGINT AS nc_idx, NULL AS throttle_type,
+        NULL::BIGINT AS throttle_active_time_ns, NULL::FLOAT AS throttle_active_time_percent,
+        NULL::FLOAT AS max_achievable_util_with_throttling_percent WHERE false`;
 }
 function summaryExpr(c, pct) {
     if (c.endsWith('_percent')) return `(s.${c} * ${pct})::FLOAT AS ${c}`;
